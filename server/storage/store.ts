@@ -1,0 +1,313 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { Journal, serializeEntry, type Op } from './journal';
+import { migrate, SCHEMA_VERSION } from './migrations';
+import { SnapshotFile, StorageCorruptError, type Collections, type SnapshotData } from './snapshot-file';
+
+export const COLLECTIONS = ['meta', 'users', 'sessions', 'portfolios'] as const;
+export type CollectionName = (typeof COLLECTIONS)[number];
+export type { Op } from './journal';
+
+export class StorageWriteError extends Error {
+  override readonly name = 'StorageWriteError';
+}
+
+export type ChangeListener = (col: CollectionName, key: string, prev: unknown, next: unknown) => void;
+
+export interface StoreOptions {
+  dataDir: string;
+  /** Journal bytes written since the last snapshot before a new one is made (at least). */
+  compactMinBytes?: number;
+  /** Previous snapshot generations kept beside the current one. */
+  generations?: number;
+  log?: { info(msg: string): void; warn(msg: string): void; error(obj: unknown, msg: string): void };
+}
+
+interface Batch {
+  seq: number;
+  line: string;
+  undo: UndoEntry[];
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+interface UndoEntry {
+  col: CollectionName;
+  key: string;
+  prev: unknown;
+}
+
+const DEFAULT_COMPACT_MIN_BYTES = 8 * 1024 * 1024;
+const silentLog = { info() {}, warn() {}, error() {} };
+
+/**
+ * The database: every collection lives in memory as Maps of immutable records; durability comes
+ * from a write-ahead journal plus a lowdb snapshot that is rewritten in the background once the
+ * journal has grown. A commit's cost is one appended line, independent of how much is stored,
+ * and concurrent commits share one fdatasync (group commit).
+ *
+ * Invariants:
+ * - Records are never mutated after `commit`; a change stores a new object. That lets a snapshot
+ *   capture state by reference while later commits go on.
+ * - A commit is applied to memory at once (so the next request sees it) and resolves only once
+ *   its journal line is durable. If the write fails, every commit not yet durable is rolled back
+ *   in reverse order and rejected: memory again equals what is on disk.
+ */
+export class Store {
+  private readonly maps = new Map<CollectionName, Map<string, unknown>>(
+    COLLECTIONS.map((name) => [name, new Map<string, unknown>()]),
+  );
+  private readonly listeners: ChangeListener[] = [];
+  private queue: Batch[] = [];
+  private flushing: Promise<void> | null = null;
+  private compaction: Promise<void> | null = null;
+  private seq = 0;
+  private durableSeq = 0;
+  private journalBytes = 0;
+  private lastSnapshotBytesEstimate = 0;
+  private closed = false;
+  private compactRequested = false;
+
+  private constructor(
+    private readonly options: Required<Omit<StoreOptions, 'log'>> & { log: NonNullable<StoreOptions['log']> },
+    private readonly lock: DataDirLock,
+    private readonly journal: Journal,
+    private readonly snapshot: Low<SnapshotData>,
+    private readonly snapshotFile: SnapshotFile,
+  ) {}
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const settings = {
+      dataDir: options.dataDir,
+      compactMinBytes: options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+      generations: options.generations ?? 2,
+      log: options.log ?? silentLog,
+    };
+    await mkdir(settings.dataDir, { recursive: true });
+    const lock = await acquireDataDirLock(settings.dataDir);
+    try {
+      const file = new SnapshotFile(join(settings.dataDir, 'db.json'), {
+        generations: settings.generations,
+        onRecovered: ({ setAside, loaded }) =>
+          settings.log.warn(`Database file ${setAside} was unreadable and set aside; recovered from ${loaded}`),
+      });
+      const low = new Low<SnapshotData>(file, { version: SCHEMA_VERSION, journalSeq: 0, collections: {} });
+      const journal = new Journal(settings.dataDir);
+      const store = new Store(settings, lock, journal, low, file);
+      await store.load();
+      return store;
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  private async load(): Promise<void> {
+    try {
+      await this.snapshot.read();
+    } catch (error) {
+      // Every generation is unreadable. While the journal still starts at the very first change,
+      // replaying it from an empty base loses nothing; otherwise refuse to open.
+      const first = (await this.journal.segments())[0];
+      if (!(error instanceof StorageCorruptError) || first?.firstSeq !== 1) throw error;
+      this.options.log.warn(`${error.message}; rebuilt from the journal`);
+    }
+    const snapshot = this.snapshot.data;
+    const { entries, bytes } = await this.journal.replay(snapshot.journalSeq, (message) =>
+      this.options.log.error({}, message),
+    );
+    const collections = snapshot.collections;
+    for (const entry of entries) {
+      for (const op of entry.ops) {
+        const records = (collections[op.col] ??= {});
+        if (op.type === 'put') records[op.key] = op.value;
+        else delete records[op.key];
+      }
+    }
+    const lastSeq = entries.at(-1)?.seq ?? snapshot.journalSeq;
+    const migrated = migrate({ ...snapshot, journalSeq: lastSeq, collections });
+    for (const name of COLLECTIONS) {
+      const map = this.maps.get(name)!;
+      for (const [key, value] of Object.entries(migrated.collections[name] ?? {})) map.set(key, value);
+    }
+    this.seq = this.durableSeq = lastSeq;
+    this.journalBytes = bytes;
+    this.lastSnapshotBytesEstimate = await this.snapshotBytes();
+    await this.journal.startSegment(lastSeq + 1);
+    if (migrated.version !== snapshot.version) {
+      this.options.log.info(`Migrated the database from version ${snapshot.version} to ${migrated.version}`);
+      this.compactRequested = true;
+      this.scheduleCompaction();
+      await this.idle();
+    } else if (this.wantsCompaction()) {
+      this.scheduleCompaction();
+    }
+  }
+
+  /** Read access: the live map of a collection. Treat values as immutable. */
+  collection<T>(name: CollectionName): ReadonlyMap<string, T> {
+    return this.maps.get(name) as ReadonlyMap<string, T>;
+  }
+
+  get<T>(col: CollectionName, key: string): T | undefined {
+    return this.maps.get(col)!.get(key) as T | undefined;
+  }
+
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Applies `ops` now and resolves once they are durable; see the class invariants. */
+  commit(ops: Op[]): Promise<void> {
+    if (this.closed) return Promise.reject(new StorageWriteError('The store is closed'));
+    const seq = ++this.seq;
+    const undo = ops.map((op) => this.apply(op.col as CollectionName, op.key, op.type === 'put' ? op.value : undefined));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ seq, line: serializeEntry({ seq, ops }), undo, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private apply(col: CollectionName, key: string, next: unknown): UndoEntry {
+    const map = this.maps.get(col);
+    if (!map) throw new Error(`Unknown collection ${col}`);
+    const prev = map.get(key);
+    if (next === undefined) map.delete(key);
+    else map.set(key, next);
+    for (const listener of this.listeners) listener(col, key, prev, next);
+    return { col, key, prev };
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group = this.queue;
+      this.queue = [];
+      try {
+        this.journalBytes += await this.journal.write(group.map((batch) => batch.line).join(''));
+      } catch (error) {
+        this.rollBack([...group, ...this.queue], error as Error);
+        this.queue = [];
+        continue;
+      }
+      this.durableSeq = group.at(-1)!.seq;
+      for (const batch of group) batch.resolve();
+      if (!this.compaction && this.wantsCompaction()) await this.captureAndCompact();
+    }
+    this.flushing = null;
+  }
+
+  private rollBack(failed: Batch[], cause: Error): void {
+    this.options.log.error({ err: cause }, 'Journal write failed; rolling back the uncommitted changes');
+    for (const batch of [...failed].reverse()) {
+      for (const entry of [...batch.undo].reverse()) this.apply(entry.col, entry.key, entry.prev);
+    }
+    this.seq = this.durableSeq;
+    const error = new StorageWriteError(`Could not write the journal: ${cause.message}`);
+    for (const batch of failed) batch.reject(error);
+  }
+
+  /** Amortized: a snapshot costs O(size), so it is made only after O(size) journal bytes. */
+  private wantsCompaction(): boolean {
+    const threshold = Math.max(this.options.compactMinBytes, this.lastSnapshotBytesEstimate);
+    return this.compactRequested || this.journalBytes > threshold;
+  }
+
+  private scheduleCompaction(): void {
+    if (this.compaction || this.closed) return;
+    // The segment switch must not race a journal write: run it in the flush slot.
+    if (this.flushing) return; // the flush loop compacts once it is past its group
+    this.flushing = this.captureAndCompact().then(() => this.flush());
+  }
+
+  /**
+   * Captures the durable state by reference (pending, not-yet-durable changes are looked through
+   * via their undo entries), switches the journal to a new segment, and writes the snapshot in
+   * the background. Called only between journal writes; resolves once the segment is switched,
+   * so the next group goes to the new segment.
+   */
+  private async captureAndCompact(): Promise<void> {
+    const collections = this.captureDurableState();
+    const seq = this.durableSeq;
+    this.journalBytes = 0;
+    this.compactRequested = false;
+    let switched!: () => void;
+    const segmentSwitched = new Promise<void>((resolve) => (switched = resolve));
+    this.compaction = (async () => {
+      try {
+        await this.journal.startSegment(seq + 1).finally(switched);
+        this.snapshot.data = { version: SCHEMA_VERSION, journalSeq: seq, collections };
+        await this.snapshot.write();
+        // Keep the journal back to the oldest generation kept, so that falling back to any
+        // generation (or, before there are enough, to an empty base) still replays to the present.
+        const seqs = await this.snapshotFile.generationSeqs();
+        if (seqs.length > this.options.generations) await this.journal.removeSegmentsThrough(Math.min(...seqs));
+        this.lastSnapshotBytesEstimate = await this.snapshotBytes();
+      } catch (error) {
+        this.options.log.error({ err: error }, 'Snapshot failed; the journal still holds every change');
+      } finally {
+        this.compaction = null;
+      }
+    })();
+    await segmentSwitched;
+  }
+
+  private captureDurableState(): Collections {
+    const overlay = new Map<string, UndoEntry>();
+    for (const batch of this.queue) {
+      for (const entry of batch.undo) {
+        const id = `${entry.col}\u0000${entry.key}`;
+        if (!overlay.has(id)) overlay.set(id, entry);
+      }
+    }
+    const collections: Collections = {};
+    for (const [name, map] of this.maps) {
+      const records: Record<string, unknown> = {};
+      for (const [key, value] of map) records[key] = value;
+      collections[name] = records;
+    }
+    for (const entry of overlay.values()) {
+      if (entry.prev === undefined) delete collections[entry.col]![entry.key];
+      else collections[entry.col]![entry.key] = entry.prev;
+    }
+    return collections;
+  }
+
+  private async snapshotBytes(): Promise<number> {
+    return stat(this.snapshotFile.path).then(
+      (info) => info.size,
+      () => 0,
+    );
+  }
+
+  /** Writes a snapshot now and waits for it (used after migrations and by tests). */
+  async compactNow(): Promise<void> {
+    await this.idle();
+    this.compactRequested = true;
+    this.scheduleCompaction();
+    await this.idle();
+  }
+
+  /** Resolves when every commit so far is durable and no snapshot is being written. */
+  async idle(): Promise<void> {
+    while (this.flushing || this.compaction) {
+      await this.flushing;
+      await this.compaction;
+    }
+  }
+
+  /** Test seam: the next journal write fails with `error`. */
+  injectWriteFault(error: Error): void {
+    this.journal.injectFault(error);
+  }
+
+  /** Finishes pending writes, closes files and releases the data directory. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.idle();
+    await this.journal.close();
+    await this.lock.release();
+  }
+}

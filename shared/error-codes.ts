@@ -1,0 +1,37 @@
+/**
+ * The one catalogue of API error codes. Every error body the server sends carries one of these
+ * codes, and the renderer maps them to messages. `test/shared/error-codes.test.ts` checks that
+ * every code is documented in docs/API.md.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { statusCode: 400, message: 'The request is not valid.' },
+  MALFORMED_JSON: { statusCode: 400, message: 'The request body is not valid JSON.' },
+  INVALID_QUERY: { statusCode: 400, message: 'A query parameter is not valid.' },
+  INVALID_PAGE_TOKEN: { statusCode: 400, message: 'The page token is not valid for this query.' },
+  UNAUTHORIZED: { statusCode: 401, message: 'A valid session is required.' },
+  SESSION_EXPIRED: { statusCode: 401, message: 'The session has expired; sign in again.' },
+  INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
+  FORBIDDEN: { statusCode: 403, message: 'Your role does not allow this action.' },
+  FORBIDDEN_FIELD: { statusCode: 403, message: 'Only an admin may set this field.' },
+  CATEGORY_NOT_ALLOWED: { statusCode: 403, message: 'You may not edit portfolios of this category.' },
+  HOST_NOT_ALLOWED: { statusCode: 403, message: 'This server only answers requests for a loopback host name.' },
+  ROUTE_NOT_FOUND: { statusCode: 404, message: 'No such endpoint.' },
+  PORTFOLIO_NOT_FOUND: { statusCode: 404, message: 'No such portfolio.' },
+  USER_NOT_FOUND: { statusCode: 404, message: 'No such user.' },
+  FILE_NOT_FOUND: { statusCode: 404, message: 'No such file.' },
+  ID_TAKEN: { statusCode: 409, message: 'The specified identifier is already taken.' },
+  USERNAME_TAKEN: { statusCode: 409, message: 'That username is already taken.' },
+  REVISION_CONFLICT: { statusCode: 409, message: 'The portfolio was changed by someone else.' },
+  LAST_ADMIN: { statusCode: 409, message: 'The last admin cannot be deleted or demoted.' },
+  PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
+  TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },
+  IMAGE_TOO_LARGE: { statusCode: 413, message: 'The image has too many pixels.' },
+  UNSUPPORTED_MEDIA_TYPE: { statusCode: 415, message: 'The request content type is not supported.' },
+  UNSUPPORTED_FILE_TYPE: { statusCode: 415, message: 'This type of file is not accepted here.' },
+  TOO_MANY_ATTEMPTS: { statusCode: 429, message: 'Too many failed sign-in attempts; try again later.' },
+  RATE_LIMITED: { statusCode: 429, message: 'Too many requests; slow down.' },
+  STORAGE_FAILURE: { statusCode: 500, message: 'The change could not be saved; nothing was changed.' },
+  INTERNAL: { statusCode: 500, message: 'Something went wrong on the server.' },
+} as const satisfies Record<string, { statusCode: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,32 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Integer milliseconds since the Unix epoch. */
+export const Timestamp = Type.Integer({ minimum: 0, description: 'Milliseconds since the Unix epoch' });
+
+/** A required text: at least one non-space character. */
+export const RequiredText = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
+
+export const OptionalText = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, description });
+
+/** A tag-like list: short strings, bounded count. */
+export const TagList = (description?: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), { maxItems: 50, description });
+
+/** An optional field that an explicit `null` clears (DESIGN §3). */
+export const Clearable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Identifier = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$',
+  description: 'Letters, digits, "-" and "_"; at most 64 characters',
+});
+
+export const Username = Type.String({
+  minLength: 3,
+  maxLength: 64,
+  pattern: '^[a-z0-9][a-z0-9._-]*$',
+  description: 'Lower-case letters, digits, ".", "-" and "_"; 3 to 64 characters',
+});
