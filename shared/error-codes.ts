@@ -13,8 +13,14 @@ export const ERROR_CODES = {
   INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
   FORBIDDEN: { statusCode: 403, message: 'Your role does not allow this action.' },
   FORBIDDEN_FIELD: { statusCode: 403, message: 'Only an admin may set this field.' },
-  CATEGORY_NOT_ALLOWED: { statusCode: 403, message: 'You may not edit portfolios of this category.' },
-  HOST_NOT_ALLOWED: { statusCode: 403, message: 'This server only answers requests for a loopback host name.' },
+  CATEGORY_NOT_ALLOWED: {
+    statusCode: 403,
+    message: 'You may not edit portfolios of this category.',
+  },
+  HOST_NOT_ALLOWED: {
+    statusCode: 403,
+    message: 'This server only answers requests for a loopback host name.',
+  },
   ROUTE_NOT_FOUND: { statusCode: 404, message: 'No such endpoint.' },
   PORTFOLIO_NOT_FOUND: { statusCode: 404, message: 'No such portfolio.' },
   USER_NOT_FOUND: { statusCode: 404, message: 'No such user.' },
@@ -26,11 +32,20 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },
   IMAGE_TOO_LARGE: { statusCode: 413, message: 'The image has too many pixels.' },
-  UNSUPPORTED_MEDIA_TYPE: { statusCode: 415, message: 'The request content type is not supported.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    statusCode: 415,
+    message: 'The request content type is not supported.',
+  },
   UNSUPPORTED_FILE_TYPE: { statusCode: 415, message: 'This type of file is not accepted here.' },
-  TOO_MANY_ATTEMPTS: { statusCode: 429, message: 'Too many failed sign-in attempts; try again later.' },
+  TOO_MANY_ATTEMPTS: {
+    statusCode: 429,
+    message: 'Too many failed sign-in attempts; try again later.',
+  },
   RATE_LIMITED: { statusCode: 429, message: 'Too many requests; slow down.' },
-  STORAGE_FAILURE: { statusCode: 500, message: 'The change could not be saved; nothing was changed.' },
+  STORAGE_FAILURE: {
+    statusCode: 500,
+    message: 'The change could not be saved; nothing was changed.',
+  },
   INTERNAL: { statusCode: 500, message: 'Something went wrong on the server.' },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 

@@ -14,7 +14,10 @@ export async function syncDirectory(dir: string): Promise<void> {
 
 /** A temp-file name next to `path`, unique per process and call, so concurrent writers never share one. */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
 }
 
 /**

@@ -41,7 +41,10 @@ export class Journal {
   }
 
   /** Reads every complete entry after `afterSeq`, in order; returns them and the bytes read. */
-  async replay(afterSeq: number, onCorrupt: (message: string) => void): Promise<{ entries: JournalEntry[]; bytes: number }> {
+  async replay(
+    afterSeq: number,
+    onCorrupt: (message: string) => void,
+  ): Promise<{ entries: JournalEntry[]; bytes: number }> {
     const entries: JournalEntry[] = [];
     let bytes = 0;
     const segments = await this.segments();
@@ -89,7 +92,12 @@ export class Journal {
       if (fault) throw fault;
       let written = 0;
       while (written < buffer.length) {
-        const { bytesWritten } = await this.handle.write(buffer, written, buffer.length - written, this.offset + written);
+        const { bytesWritten } = await this.handle.write(
+          buffer,
+          written,
+          buffer.length - written,
+          this.offset + written,
+        );
         written += bytesWritten;
       }
       await this.handle.datasync();
@@ -125,7 +133,9 @@ export class Journal {
 function parseEntry(line: string): JournalEntry | null {
   try {
     const entry = JSON.parse(line) as { s: number; o: Op[] };
-    return Number.isInteger(entry.s) && Array.isArray(entry.o) ? { seq: entry.s, ops: entry.o } : null;
+    return Number.isInteger(entry.s) && Array.isArray(entry.o)
+      ? { seq: entry.s, ops: entry.o }
+      : null;
   } catch {
     return null;
   }

@@ -22,7 +22,8 @@ export function migrate(data: SnapshotData): SnapshotData {
   let current = data;
   while (current.version < SCHEMA_VERSION) {
     const step = MIGRATIONS[current.version];
-    if (!step) throw new UnsupportedSchemaVersionError(`No migration from data version ${current.version}`);
+    if (!step)
+      throw new UnsupportedSchemaVersionError(`No migration from data version ${current.version}`);
     current = { ...step(current), version: current.version + 1 };
   }
   return current;

@@ -80,7 +80,9 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     if (generations < 1) return;
     await unlink(this.generationPath(generations)).catch(ignoreMissing);
     for (let generation = generations - 1; generation >= 1; generation--) {
-      await rename(this.generationPath(generation), this.generationPath(generation + 1)).catch(ignoreMissing);
+      await rename(this.generationPath(generation), this.generationPath(generation + 1)).catch(
+        ignoreMissing,
+      );
     }
     await link(this.path, this.generationPath(1)).catch(ignoreMissing);
   }

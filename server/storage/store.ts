@@ -4,7 +4,12 @@ import { Low } from 'lowdb';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { Journal, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { SnapshotFile, StorageCorruptError, type Collections, type SnapshotData } from './snapshot-file';
+import {
+  SnapshotFile,
+  StorageCorruptError,
+  type Collections,
+  type SnapshotData,
+} from './snapshot-file';
 
 export const COLLECTIONS = ['meta', 'users', 'sessions', 'portfolios'] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
@@ -14,7 +19,12 @@ export class StorageWriteError extends Error {
   override readonly name = 'StorageWriteError';
 }
 
-export type ChangeListener = (col: CollectionName, key: string, prev: unknown, next: unknown) => void;
+export type ChangeListener = (
+  col: CollectionName,
+  key: string,
+  prev: unknown,
+  next: unknown,
+) => void;
 
 export interface StoreOptions {
   dataDir: string;
@@ -22,7 +32,11 @@ export interface StoreOptions {
   compactMinBytes?: number;
   /** Previous snapshot generations kept beside the current one. */
   generations?: number;
-  log?: { info(msg: string): void; warn(msg: string): void; error(obj: unknown, msg: string): void };
+  log?: {
+    info(msg: string): void;
+    warn(msg: string): void;
+    error(obj: unknown, msg: string): void;
+  };
 }
 
 interface Batch {
@@ -71,7 +85,9 @@ export class Store {
   private compactRequested = false;
 
   private constructor(
-    private readonly options: Required<Omit<StoreOptions, 'log'>> & { log: NonNullable<StoreOptions['log']> },
+    private readonly options: Required<Omit<StoreOptions, 'log'>> & {
+      log: NonNullable<StoreOptions['log']>;
+    },
     private readonly lock: DataDirLock,
     private readonly journal: Journal,
     private readonly snapshot: Low<SnapshotData>,
@@ -91,9 +107,15 @@ export class Store {
       const file = new SnapshotFile(join(settings.dataDir, 'db.json'), {
         generations: settings.generations,
         onRecovered: ({ setAside, loaded }) =>
-          settings.log.warn(`Database file ${setAside} was unreadable and set aside; recovered from ${loaded}`),
+          settings.log.warn(
+            `Database file ${setAside} was unreadable and set aside; recovered from ${loaded}`,
+          ),
       });
-      const low = new Low<SnapshotData>(file, { version: SCHEMA_VERSION, journalSeq: 0, collections: {} });
+      const low = new Low<SnapshotData>(file, {
+        version: SCHEMA_VERSION,
+        journalSeq: 0,
+        collections: {},
+      });
       const journal = new Journal(settings.dataDir);
       const store = new Store(settings, lock, journal, low, file);
       await store.load();
@@ -130,14 +152,17 @@ export class Store {
     const migrated = migrate({ ...snapshot, journalSeq: lastSeq, collections });
     for (const name of COLLECTIONS) {
       const map = this.maps.get(name)!;
-      for (const [key, value] of Object.entries(migrated.collections[name] ?? {})) map.set(key, value);
+      for (const [key, value] of Object.entries(migrated.collections[name] ?? {}))
+        map.set(key, value);
     }
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
     await this.journal.startSegment(lastSeq + 1);
     if (migrated.version !== snapshot.version) {
-      this.options.log.info(`Migrated the database from version ${snapshot.version} to ${migrated.version}`);
+      this.options.log.info(
+        `Migrated the database from version ${snapshot.version} to ${migrated.version}`,
+      );
       this.compactRequested = true;
       this.scheduleCompaction();
       await this.idle();
@@ -163,7 +188,9 @@ export class Store {
   commit(ops: Op[]): Promise<void> {
     if (this.closed) return Promise.reject(new StorageWriteError('The store is closed'));
     const seq = ++this.seq;
-    const undo = ops.map((op) => this.apply(op.col as CollectionName, op.key, op.type === 'put' ? op.value : undefined));
+    const undo = ops.map((op) =>
+      this.apply(op.col as CollectionName, op.key, op.type === 'put' ? op.value : undefined),
+    );
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ seq, line: serializeEntry({ seq, ops }), undo, resolve, reject });
       this.flushing ??= this.flush();
@@ -199,7 +226,10 @@ export class Store {
   }
 
   private rollBack(failed: Batch[], cause: Error): void {
-    this.options.log.error({ err: cause }, 'Journal write failed; rolling back the uncommitted changes');
+    this.options.log.error(
+      { err: cause },
+      'Journal write failed; rolling back the uncommitted changes',
+    );
     for (const batch of [...failed].reverse()) {
       for (const entry of [...batch.undo].reverse()) this.apply(entry.col, entry.key, entry.prev);
     }
@@ -242,10 +272,14 @@ export class Store {
         // Keep the journal back to the oldest generation kept, so that falling back to any
         // generation (or, before there are enough, to an empty base) still replays to the present.
         const seqs = await this.snapshotFile.generationSeqs();
-        if (seqs.length > this.options.generations) await this.journal.removeSegmentsThrough(Math.min(...seqs));
+        if (seqs.length > this.options.generations)
+          await this.journal.removeSegmentsThrough(Math.min(...seqs));
         this.lastSnapshotBytesEstimate = await this.snapshotBytes();
       } catch (error) {
-        this.options.log.error({ err: error }, 'Snapshot failed; the journal still holds every change');
+        this.options.log.error(
+          { err: error },
+          'Snapshot failed; the journal still holds every change',
+        );
       } finally {
         this.compaction = null;
       }

@@ -1,7 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Integer milliseconds since the Unix epoch. */
-export const Timestamp = Type.Integer({ minimum: 0, description: 'Milliseconds since the Unix epoch' });
+export const Timestamp = Type.Integer({
+  minimum: 0,
+  description: 'Milliseconds since the Unix epoch',
+});
 
 /** A required text: at least one non-space character. */
 export const RequiredText = (maxLength: number, description?: string) =>
@@ -12,7 +15,10 @@ export const OptionalText = (maxLength: number, description?: string) =>
 
 /** A tag-like list: short strings, bounded count. */
 export const TagList = (description?: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), { maxItems: 50, description });
+  Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), {
+    maxItems: 50,
+    description,
+  });
 
 /** An optional field that an explicit `null` clears (DESIGN §3). */
 export const Clearable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -8,14 +8,20 @@ export const DimensionSchema = Type.Union(
 
 const fileFields = {
   originalFilename: Type.String(),
-  fullFileExtension: Type.String({ description: 'Lower-case extension without the dot, from the sniffed type' }),
+  fullFileExtension: Type.String({
+    description: 'Lower-case extension without the dot, from the sniffed type',
+  }),
   mimeType: Type.String({ description: 'Sniffed from the bytes, never taken from the client' }),
   description: Type.String(),
   createdTime: Timestamp,
   modifiedTime: Timestamp,
   md5Checksum: Type.String({ description: 'Hex MD5 of the bytes' }),
   size: Type.Integer({ description: 'Bytes' }),
-  data: Type.Optional(Type.String({ description: 'Base64 content; left out by upload answers and by field selection' })),
+  data: Type.Optional(
+    Type.String({
+      description: 'Base64 content; left out by upload answers and by field selection',
+    }),
+  ),
   dimention: DimensionSchema,
 };
 

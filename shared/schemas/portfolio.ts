@@ -52,7 +52,10 @@ export const ADMIN_FIELDS = ['certificateByOrg', 'certificateDesc', 'staffPick']
 
 export const CreatePortfolioBodySchema = Type.Object(
   {
-    portfolioId: Type.Optional({ ...Identifier, description: 'Optional client-made id; 409 when taken' }),
+    portfolioId: Type.Optional({
+      ...Identifier,
+      description: 'Optional client-made id; 409 when taken',
+    }),
     ...editorFields,
   },
   { additionalProperties: false },
@@ -62,17 +65,26 @@ export const UpdatePortfolioBodySchema = Type.Object(
   {
     ...editorFields,
     certificateByOrg: Type.Optional(Clearable(TagList())),
-    certificateDesc: Type.Optional(Clearable(OptionalText(LIMITS.certificateDesc, 'HTML; sanitized'))),
+    certificateDesc: Type.Optional(
+      Clearable(OptionalText(LIMITS.certificateDesc, 'HTML; sanitized')),
+    ),
     staffPick: Type.Optional(Type.Boolean()),
     command: Type.Optional(
-      Type.Union(COMMANDS.map((command) => Type.Literal(command)), { description: 'Defaults to "save"' }),
+      Type.Union(
+        COMMANDS.map((command) => Type.Literal(command)),
+        { description: 'Defaults to "save"' },
+      ),
     ),
-    revision: Type.Optional(Type.Integer({ minimum: 1, description: 'Update only if still at this revision' })),
+    revision: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Update only if still at this revision' }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export const PortfolioIdParamsSchema = Type.Object({ portfolioId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const PortfolioIdParamsSchema = Type.Object({
+  portfolioId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 /** The portfolio as the store keeps it. */
 export const PortfolioRecordSchema = Type.Object({
@@ -149,13 +161,22 @@ export const PortfolioDetailSchema = Type.Object({
 export const DetailQuerySchema = Type.Object(
   {
     field: Type.Optional(
-      Type.String({ maxLength: 2000, description: 'Comma-separated fields to return (e.g. leave out cover.data)' }),
+      Type.String({
+        maxLength: 2000,
+        description: 'Comma-separated fields to return (e.g. leave out cover.data)',
+      }),
     ),
   },
   { additionalProperties: false },
 );
 
-export const ORDER_KEYS = ['createdTime', 'modifiedTime', 'projectTitle', 'category', 'staffPick'] as const;
+export const ORDER_KEYS = [
+  'createdTime',
+  'modifiedTime',
+  'projectTitle',
+  'category',
+  'staffPick',
+] as const;
 export const FILTER_KEYS = [
   'memberBarcode',
   'category',
@@ -190,8 +211,12 @@ export const LIST_FIELDS = [
 
 export const ListQuerySchema = Type.Object(
   {
-    orderBy: Type.Optional(Type.String({ maxLength: 500, description: 'e.g. "staffPick-,createdTime"' })),
-    filter: Type.Optional(Type.String({ maxLength: 2000, description: 'e.g. "category:Art,staffPick:true"' })),
+    orderBy: Type.Optional(
+      Type.String({ maxLength: 500, description: 'e.g. "staffPick-,createdTime"' }),
+    ),
+    filter: Type.Optional(
+      Type.String({ maxLength: 2000, description: 'e.g. "category:Art,staffPick:true"' }),
+    ),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     pageToken: Type.Optional(Type.String({ maxLength: 2000 })),
     field: Type.Optional(Type.String({ maxLength: 2000 })),

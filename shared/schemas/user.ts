@@ -5,7 +5,11 @@ export const ROLES = ['viewer', 'editor', 'admin'] as const;
 export const RoleSchema = Type.Union(ROLES.map((role) => Type.Literal(role)));
 export type Role = (typeof ROLES)[number];
 
-const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
+const Password = Type.String({
+  minLength: 8,
+  maxLength: 1024,
+  description: 'At least 8 characters',
+});
 const AllowEdit = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 200,
   description: 'Categories this user may update; "*" means all',
@@ -40,7 +44,9 @@ export const UpdateUserBodySchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const UsernameParamsSchema = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) });
+export const UsernameParamsSchema = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 export type User = Static<typeof UserSchema>;
 export type CreateUserBody = Static<typeof CreateUserBodySchema>;

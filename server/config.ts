@@ -1,0 +1,82 @@
+import type { FastifyServerOptions } from 'fastify';
+
+export interface AuthOptions {
+  /** Absolute session lifetime. Default 12 h. */
+  sessionLifetimeMs: number;
+  /** A session unused for this long expires. Default 2 h. */
+  sessionIdleMs: number;
+  /** log2 of scrypt's N. Default 17 (OWASP's recommendation, with r=8, p=1). */
+  scryptLogN: number;
+  /** Failed sign-ins for one username from one address before 429. Default 5. */
+  maxFailedSignIns: number;
+  /** Window over which failed sign-ins are counted, and how long a block lasts. Default 15 min. */
+  failureWindowMs: number;
+  /** Sign-in requests per minute per address, successful or not. Default 30. */
+  signInRequestsPerMinute: number;
+}
+
+export interface LimitOptions {
+  /** Largest JSON request body. Default 80 MB (a base64 file of the file limit fits). */
+  bodyBytes: number;
+  /** Largest uploaded file. Default 50 MB. */
+  fileBytes: number;
+  /** Most pixels in an image, checked from its header. Default 50 megapixels. */
+  imagePixels: number;
+  /** Most files in draftingProcess or additionalDocument. Default 20. */
+  filesPerList: number;
+}
+
+export interface AppOptions {
+  /** Holds the database and the blob store. */
+  dataDir: string;
+  logger?: FastifyServerOptions['logger'];
+  /** Built renderer served at `/`; null serves a "not built" page. */
+  rendererDir?: string | null;
+  /**
+   * Answer only requests whose Host is a loopback name (DNS-rebinding defence). Set it whenever
+   * the server listens on loopback only.
+   */
+  loopbackOnly?: boolean;
+  /** Admin created when the store has no users; a password is generated when none is given. */
+  bootstrapAdmin?: { username?: string; password?: string };
+  /** Called once with a generated admin password, so the launcher can show it (never logged). */
+  onGeneratedAdminPassword?: (credentials: { username: string; password: string }) => void;
+  auth?: Partial<AuthOptions>;
+  limits?: Partial<LimitOptions>;
+  storage?: { compactMinBytes?: number; generations?: number };
+}
+
+export interface ResolvedConfig {
+  dataDir: string;
+  rendererDir: string | null;
+  loopbackOnly: boolean;
+  auth: AuthOptions;
+  limits: LimitOptions;
+}
+
+const MINUTE = 60_000;
+const MB = 1024 * 1024;
+
+export function resolveConfig(options: AppOptions): ResolvedConfig {
+  return {
+    dataDir: options.dataDir,
+    rendererDir: options.rendererDir ?? null,
+    loopbackOnly: options.loopbackOnly ?? false,
+    auth: {
+      sessionLifetimeMs: 12 * 60 * MINUTE,
+      sessionIdleMs: 2 * 60 * MINUTE,
+      scryptLogN: 17,
+      maxFailedSignIns: 5,
+      failureWindowMs: 15 * MINUTE,
+      signInRequestsPerMinute: 30,
+      ...options.auth,
+    },
+    limits: {
+      bodyBytes: 80 * MB,
+      fileBytes: 50 * MB,
+      imagePixels: 50_000_000,
+      filesPerList: 20,
+      ...options.limits,
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
+import fp from 'fastify-plugin';
+import type { Role } from '../../shared';
+import { SessionService, type Authenticated } from '../auth/session-service';
+import { UserService } from '../auth/user-service';
+import type { AuthOptions } from '../config';
+import { ApiError } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessions: SessionService;
+    userService: UserService;
+    /** onRequest hook: a valid session is required; sets `request.auth`. */
+    requireSession: onRequestHookHandler;
+    /** preHandler hook factory: the session's user must have one of `roles`. */
+    requireRole: (...roles: Role[]) => preHandlerHookHandler;
+  }
+  interface FastifyRequest {
+    auth: Authenticated | null;
+  }
+}
+
+/** The signed-in caller; only valid on routes behind `requireSession`. */
+export function caller(request: FastifyRequest): Authenticated {
+  if (!request.auth) throw new ApiError('UNAUTHORIZED');
+  return request.auth;
+}
+
+export default fp(
+  async function auth(app: FastifyInstance, options: { config: AuthOptions }) {
+    const sessions = new SessionService(app.userRepository, options.config);
+    app.decorate('sessions', sessions);
+    app.decorate('userService', new UserService(app.userRepository, options.config));
+    app.decorateRequest('auth', null);
+
+    app.decorate('requireSession', async function requireSession(request: FastifyRequest) {
+      request.auth = sessions.authenticate(request.headers.authorization);
+    });
+    app.decorate('requireRole', (...roles: Role[]) => async (request: FastifyRequest) => {
+      if (!roles.includes(caller(request).user.role)) {
+        throw new ApiError('FORBIDDEN', `This needs the ${roles.join(' or ')} role.`);
+      }
+    });
+
+    const sweep = setInterval(() => void sessions.sweepExpired().catch(() => {}), 10 * 60_000);
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
+  },
+  { name: 'auth', dependencies: ['storage'] },
+);

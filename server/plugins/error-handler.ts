@@ -1,0 +1,71 @@
+import type { ErrorObject } from 'ajv';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, errorBody } from '../errors';
+import { StorageWriteError } from '../storage/store';
+import { validationDetails } from './validation';
+
+/** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
+function fromFastifyError(error: FastifyError): ApiError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('MALFORMED_JSON', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new ApiError('PAYLOAD_TOO_LARGE', error.message);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send the body as application/json (or multipart/form-data for uploads).',
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('VALIDATION_FAILED', 'The Content-Length does not match the body.');
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400)
+    return new ApiError('MALFORMED_JSON');
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    const details = validationDetails(error.validation as ErrorObject[], part);
+    const first = details[0];
+    const message = first ? `${first.field} ${first.message}` : 'The request is not valid.';
+    return new ApiError('VALIDATION_FAILED', message, details);
+  }
+  if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', error.message);
+  if (error.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', error.message);
+  if (error.statusCode === 400) return new ApiError('VALIDATION_FAILED', error.message);
+  return null;
+}
+
+/** One error shape for everything (DESIGN §6); internals of real faults are logged, never sent. */
+export default fp(
+  async function errorHandler(app: FastifyInstance) {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      let apiError = error instanceof ApiError ? error : fromFastifyError(error);
+      if (!apiError) {
+        if (error instanceof StorageWriteError) {
+          request.log.error({ err: error }, 'storage write failed');
+          apiError = new ApiError('STORAGE_FAILURE');
+        } else if (error.statusCode === 429) {
+          apiError = new ApiError('RATE_LIMITED', error.message);
+        } else {
+          request.log.error({ err: error }, 'unhandled error');
+          apiError = new ApiError('INTERNAL');
+        }
+      }
+      void reply.status(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError));
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const error = new ApiError(
+        'ROUTE_NOT_FOUND',
+        `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
+      );
+      void reply.status(404).send(errorBody(error));
+    });
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError } from '../errors';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** The host name of a Host header value, without the port. */
+export function hostName(host: string | undefined): string {
+  if (!host) return '';
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase();
+  return host.split(':')[0]!.toLowerCase();
+}
+
+export function isLoopbackHostName(name: string): boolean {
+  return (
+    LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name)
+  );
+}
+
+/**
+ * DNS-rebinding defence: while the server listens on loopback only, a page on another origin
+ * can still reach it through a DNS name that resolves to 127.0.0.1; the Host header gives it away.
+ */
+export default fp(
+  async function loopbackHost(app: FastifyInstance, options: { enabled: () => boolean }) {
+    app.addHook('onRequest', async (request) => {
+      if (options.enabled() && !isLoopbackHostName(hostName(request.headers.host))) {
+        throw new ApiError('HOST_NOT_ALLOWED');
+      }
+    });
+  },
+  { name: 'loopback-host' },
+);

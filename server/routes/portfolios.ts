@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  CreatePortfolioBodySchema,
+  ErrorBodySchema,
+  PortfolioCreatedSchema,
+  PortfolioDetailSchema,
+  PortfolioIdParamsSchema,
+  PortfolioUpdatedSchema,
+  UpdatePortfolioBodySchema,
+  type CreatePortfolioBody,
+  type UpdatePortfolioBody,
+} from '../../shared';
+import {
+  assertMayUpdate,
+  expectedRevision,
+  isVisibleTo,
+  newPortfolio,
+  updatedPortfolio,
+} from '../domain/portfolio-rules';
+import { createdView, detailView, updatedView } from '../domain/portfolio-view';
+import { ApiError } from '../errors';
+import { caller } from '../plugins/auth';
+
+type Params = { portfolioId: string };
+const errors = {
+  400: ErrorBodySchema,
+  401: ErrorBodySchema,
+  403: ErrorBodySchema,
+  404: ErrorBodySchema,
+  409: ErrorBodySchema,
+};
+
+export default async function portfolioRoutes(app: FastifyInstance) {
+  app.addHook('onRequest', app.requireSession);
+  const common = { tags: ['portfolios'], security: [{ session: [] }] };
+
+  app.post<{ Body: CreatePortfolioBody }>(
+    '/api/v1/portfolio',
+    {
+      preHandler: app.requireRole('editor', 'admin'),
+      schema: {
+        ...common,
+        summary: 'Create a portfolio',
+        description:
+          'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id gives 409.',
+        body: CreatePortfolioBodySchema,
+        response: { 201: PortfolioCreatedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const record = newPortfolio(request.body, Date.now());
+      await app.portfolioRepository.insert(record);
+      return reply.status(201).header('etag', `"${record.revision}"`).send(createdView(record));
+    },
+  );
+
+  app.put<{ Params: Params; Body: UpdatePortfolioBody }>(
+    '/api/v1/portfolio/:portfolioId',
+    {
+      preHandler: app.requireRole('editor', 'admin'),
+      schema: {
+        ...common,
+        summary: 'Update a portfolio',
+        description:
+          'Omitted optional fields keep their value; "", [] or null clear them. `revision` in the body or ' +
+          'If-Match makes the update conditional (409 when stale). certificateByOrg, certificateDesc, ' +
+          'staffPick and any command but "save" need the admin role.',
+        params: PortfolioIdParamsSchema,
+        body: UpdatePortfolioBodySchema,
+        response: { 200: PortfolioUpdatedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { user } = caller(request);
+      const current = app.portfolioRepository.get(request.params.portfolioId);
+      if (!current)
+        throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
+      assertMayUpdate(user, current, request.body);
+      const expected = expectedRevision(request.body, request.headers['if-match']);
+      if (expected !== undefined && expected !== current.revision) {
+        throw new ApiError(
+          'REVISION_CONFLICT',
+          `The portfolio is at revision ${current.revision}, not ${expected}; reload it and try again.`,
+          [{ field: 'body.revision', message: `current revision is ${current.revision}` }],
+        );
+      }
+      const next = updatedPortfolio(current, request.body, Date.now());
+      await app.portfolioRepository.replace(next);
+      return reply.header('etag', `"${next.revision}"`).send(updatedView(next));
+    },
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/portfolio/:portfolioId',
+    {
+      schema: {
+        ...common,
+        summary: 'One portfolio with its files',
+        description: 'Viewers get 404 for portfolios that are unpublished or inactive.',
+        params: PortfolioIdParamsSchema,
+        response: { 200: PortfolioDetailSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const record = app.portfolioRepository.get(request.params.portfolioId);
+      if (!record || !isVisibleTo(caller(request).user, record)) {
+        throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
+      }
+      return reply.header('etag', `"${record.revision}"`).send(detailView(record));
+    },
+  );
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../../server/app';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-1' };
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Session id sent raw as Authorization; `null` sends none. Defaults to the admin session. */
+  session?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  url: string;
+  dataDir: string;
+  adminSession: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  signIn(username: string, password: string): Promise<string>;
+  /** Creates a user (as admin) and returns a session of it. */
+  userSession(
+    username: string,
+    role: 'viewer' | 'editor' | 'admin',
+    allowEdit?: string[],
+  ): Promise<string>;
+  /** Stops the server; the data directory stays until `cleanup`. */
+  stop(): Promise<void>;
+  /** Stops the server and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/** Test-only speed-up: a cheap scrypt cost (the default is OWASP's 2^17). */
+export const FAST_AUTH = { scryptLogN: 10 };
+
+export function makeTempDir(prefix = 'portfolio-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Starts the real app on a free loopback port over a real data directory. */
+export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await makeTempDir());
+  const app = await buildApp({
+    bootstrapAdmin: ADMIN,
+    ...options,
+    dataDir,
+    auth: { ...FAST_AUTH, ...options.auth },
+  });
+  const url = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1');
+  let adminSession = '';
+
+  const request = async <T>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const session = opts.session === undefined ? adminSession : opts.session;
+    if (session) headers.authorization = session;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text)
+      parsed = JSON.parse(text);
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  };
+
+  const signIn = async (username: string, password: string) => {
+    const response = await request<{ sessionId: string }>('POST', '/api/v1/appauth', {
+      body: { username, password },
+      session: null,
+    });
+    if (response.status !== 200)
+      throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body.sessionId;
+  };
+
+  adminSession = await signIn(ADMIN.username, ADMIN.password);
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.close();
+  };
+
+  return {
+    app,
+    url,
+    dataDir,
+    adminSession,
+    request,
+    signIn,
+    async userSession(username, role, allowEdit = []) {
+      const password = `${username}-password`;
+      const created = await request('POST', '/api/v1/users', {
+        body: { username, password, role, allowEdit },
+      });
+      if (created.status !== 201)
+        throw new Error(`user create failed: ${JSON.stringify(created.body)}`);
+      return signIn(username, password);
+    },
+    stop,
+    async close() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid create body; override what the test is about. */
+export function portfolioBody(overrides: Record<string, unknown> = {}) {
+  return {
+    memberBarcode: 'M0001',
+    category: 'Interior',
+    projectTitle: 'Lake house',
+    projectDetail: 'A timber house by the lake.',
+    ...overrides,
+  };
+}
