@@ -34,16 +34,25 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // An unknown or incomplete flag is the user's mistake: say so, without a stack trace.
+    fail(`${(error as Error).message}\nRun with --help for usage.`);
+  }
+}
+
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommandLine();
   const command = positionals[0] ?? 'serve';
   if (values.help) return void console.log(HELP);
   if (command !== 'serve') fail(`unknown command "${command}"\n\n${HELP}`);

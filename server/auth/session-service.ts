@@ -6,7 +6,11 @@ import type { SessionRecord, UserRecord, UserRepository } from '../repositories/
 import { hashPassword, verifyPassword } from './password';
 import { SignInThrottle } from './sign-in-throttle';
 
-/** How often a session's last use is written down; idle expiry is exact to this much. */
+/**
+ * How often a session's last use is written down, at most; idle expiry is exact to this much.
+ * A short configured idle time shortens it too (a quarter of the idle time), or a session in
+ * constant use would still expire as if idle.
+ */
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface Authenticated {
@@ -53,7 +57,11 @@ export class SessionService {
     const user = this.users.get(username);
     this.dummyHash ??= hashPassword('no such user', this.config.scryptLogN);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
-    if (!user || !valid) {
+    // The check took a while: if the account changed meanwhile (password reset, demotion,
+    // deletion), the password was checked against a version that no longer counts. Records are
+    // immutable, so identity tells.
+    const unchanged = user !== undefined && this.users.get(username) === user;
+    if (!user || !valid || !unchanged) {
       this.throttle.recordFailure(address, username);
       throw new ApiError('INVALID_CREDENTIALS');
     }
@@ -88,7 +96,7 @@ export class SessionService {
       void this.users.deleteSessions([sessionHash]).catch(() => {});
       throw new ApiError('SESSION_EXPIRED');
     }
-    if (now - session.lastSeen >= TOUCH_INTERVAL_MS) {
+    if (now - session.lastSeen >= Math.min(TOUCH_INTERVAL_MS, this.config.sessionIdleMs / 4)) {
       // Not awaited: a lost touch only shortens the idle window by one interval.
       void this.users.saveSession(sessionHash, { ...session, lastSeen: now }).catch(() => {});
     }

@@ -28,6 +28,9 @@ export default fp(
     app.setValidatorCompiler(({ schema, httpPart }) =>
       (httpPart === 'body' || httpPart === 'params' ? strict : coercing).compile(schema),
     );
+    // Bodies are JSON (or multipart uploads). Fastify's built-in text/plain parser would pass a
+    // plain-text body on to schema validation (a 400) instead of refusing its type with 415.
+    app.removeContentTypeParser('text/plain');
   },
   { name: 'validation' },
 );

@@ -88,7 +88,9 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
     return response.body.sessionId;
   };
 
-  adminSession = await signIn(ADMIN.username, ADMIN.password);
+  // The admin signs in with the bootstrap credentials this start was given (ADMIN by default).
+  const admin = { ...ADMIN, ...options.bootstrapAdmin };
+  adminSession = await signIn(admin.username!, admin.password!);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

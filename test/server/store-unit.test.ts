@@ -1,0 +1,285 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { appendFile, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { Journal } from '../../server/storage/journal';
+import { UnsupportedSchemaVersionError, SCHEMA_VERSION } from '../../server/storage/migrations';
+import { StorageCorruptError } from '../../server/storage/snapshot-file';
+import { Store, StorageWriteError, type StoreOptions } from '../../server/storage/store';
+import { makeTempDir } from '../helpers/test-server';
+
+const dirs: string[] = [];
+const open: Store[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(open.splice(0).map((store) => store.close()));
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await makeTempDir('portfolio-store-');
+  dirs.push(dir);
+  return dir;
+}
+async function openStore(dataDir: string, options: Partial<StoreOptions> = {}): Promise<Store> {
+  const store = await Store.open({ dataDir, ...options });
+  open.push(store);
+  return store;
+}
+async function reopen(store: Store, dataDir: string, options: Partial<StoreOptions> = {}) {
+  await store.close();
+  return openStore(dataDir, options);
+}
+const put = (key: string, value: unknown) =>
+  ({ type: 'put', col: 'portfolios', key, value }) as const;
+const del = (key: string) => ({ type: 'del', col: 'portfolios', key }) as const;
+const keys = (store: Store) => [...store.collection('portfolios').keys()].sort();
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('Store', () => {
+  it('applies a commit at once and keeps it across a reopen (journal only)', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    const pending = store.commit([put('a', { n: 1 }), put('b', { n: 2 })]);
+    expect(store.get('portfolios', 'a')).toEqual({ n: 1 }); // visible before durable
+    await pending;
+    await store.commit([del('b'), put('a', { n: 3 })]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['a']);
+    expect(store.get('portfolios', 'a')).toEqual({ n: 3 });
+    expect((await readdir(dir)).filter((name) => name.startsWith('db.json'))).toEqual([]);
+  });
+
+  it('shares one journal write among concurrent commits (group commit)', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    const write = vi.spyOn(Journal.prototype, 'write');
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.commit([put(`k${i}`, i)])));
+    expect(write.mock.calls.length).toBeGreaterThan(0);
+    expect(write.mock.calls.length).toBeLessThan(20);
+    store = await reopen(store, dir);
+    expect(keys(store)).toHaveLength(200);
+  });
+
+  it('rolls back a failed write in memory and on disk, then writes again', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await store.commit([put('a', { v: 'old' }), put('gone', 1)]);
+    store.injectWriteFault(new Error('disk full'));
+    const failed = store.commit([put('a', { v: 'new' }), del('gone'), put('fresh', 1)]);
+    // Another commit queued behind the failed one shares its fate.
+    const queued = store.commit([put('also', 1)]);
+    await expect(failed).rejects.toBeInstanceOf(StorageWriteError);
+    await expect(queued).rejects.toBeInstanceOf(StorageWriteError);
+    expect(store.get('portfolios', 'a')).toEqual({ v: 'old' });
+    expect(store.get('portfolios', 'gone')).toBe(1);
+    expect(store.get('portfolios', 'fresh')).toBeUndefined();
+    expect(store.get('portfolios', 'also')).toBeUndefined();
+
+    await store.commit([put('after', 1)]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['a', 'after', 'gone']);
+    expect(store.get('portfolios', 'a')).toEqual({ v: 'old' });
+  });
+
+  it('writes snapshots with a version, rotating previous generations', async () => {
+    const dir = await tempDir();
+    const store = await openStore(dir, { generations: 2 });
+    const seqs: number[] = [];
+    for (let round = 1; round <= 4; round++) {
+      await store.commit([put(`r${round}`, round)]);
+      await store.compactNow();
+      const db = JSON.parse(await readFile(join(dir, 'db.json'), 'utf8'));
+      expect(db.version).toBe(SCHEMA_VERSION);
+      expect(Object.keys(db.collections.portfolios)).toHaveLength(round);
+      seqs.push(db.journalSeq);
+    }
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    const names = (await readdir(dir)).filter((name) => name.startsWith('db.json')).sort();
+    expect(names).toEqual(['db.json', 'db.json.1', 'db.json.2']);
+    const previous = JSON.parse(await readFile(join(dir, 'db.json.1'), 'utf8'));
+    expect(Object.keys(previous.collections.portfolios)).toHaveLength(3);
+    const oldest = JSON.parse(await readFile(join(dir, 'db.json.2'), 'utf8'));
+    expect(Object.keys(oldest.collections.portfolios)).toHaveLength(2);
+  });
+
+  it('compacts on its own once the journal passes compactMinBytes, without losing writes', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir, { compactMinBytes: 2_000 });
+    const writes = Array.from({ length: 300 }, (_, i) =>
+      store.commit([put(`p${i}`, { title: `portfolio ${i}`, pad: 'x'.repeat(50) })]),
+    );
+    await Promise.all(writes);
+    await store.idle();
+    expect((await stat(join(dir, 'db.json'))).size).toBeGreaterThan(2_000);
+    store = await reopen(store, dir, { compactMinBytes: 2_000 });
+    expect(keys(store)).toHaveLength(300);
+  });
+
+  it('keeps commits made while a snapshot is being written', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.commit([put(`a${i}`, i)])));
+    const compacting = store.compactNow();
+    const during = Array.from({ length: 50 }, (_, i) => store.commit([put(`b${i}`, i)]));
+    await Promise.all([compacting, ...during]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toHaveLength(100);
+  });
+
+  it('recovers from a truncated db.json via the previous generation and the journal', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await store.commit([put('one', 1)]);
+    await store.compactNow();
+    await store.commit([put('two', 2)]);
+    await store.compactNow();
+    await store.commit([put('three', 3)]); // journal only
+    await store.close();
+    const size = (await stat(join(dir, 'db.json'))).size;
+    await truncate(join(dir, 'db.json'), Math.floor(size / 2));
+
+    const warnings: string[] = [];
+    store = await openStore(dir, { log: { info() {}, warn: (m) => warnings.push(m), error() {} } });
+    expect(keys(store)).toEqual(['one', 'three', 'two']);
+    expect(warnings.join('\n')).toMatch(/unreadable.*recovered from .*db\.json\.1/);
+    const names = await readdir(dir);
+    expect(names.some((name) => /^db\.json\.corrupt-\d+$/.test(name))).toBe(true);
+    // And writing goes on normally.
+    await store.commit([put('four', 4)]);
+    await store.compactNow();
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['four', 'one', 'three', 'two']);
+  });
+
+  it('rebuilds from the journal when every generation is unreadable but the journal is whole', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await store.commit([put('one', 1)]);
+    await store.compactNow();
+    await store.commit([put('two', 2)]);
+    await store.close();
+    await writeFile(join(dir, 'db.json'), '{"version":1,"journalSeq":');
+    store = await openStore(dir);
+    expect(keys(store)).toEqual(['one', 'two']);
+  });
+
+  it('refuses to open (never an empty database) when no generation is readable and the journal was trimmed', async () => {
+    const dir = await tempDir();
+    const store = await openStore(dir, { generations: 1 });
+    for (let i = 0; i < 3; i++) {
+      await store.commit([put(`k${i}`, i)]);
+      await store.compactNow();
+    }
+    await store.close();
+    open.splice(0);
+    const segments = (await readdir(dir)).filter((name) => name.startsWith('journal-'));
+    expect(segments).not.toContain('journal-000000000001.ndjson'); // trimmed
+    await writeFile(join(dir, 'db.json'), 'garbage');
+    await writeFile(join(dir, 'db.json.1'), '');
+    await expect(Store.open({ dataDir: dir, generations: 1 })).rejects.toBeInstanceOf(
+      StorageCorruptError,
+    );
+    // Nothing was written in their place, and the lock was released.
+    const names = await readdir(dir);
+    expect(names).not.toContain('db.json');
+    expect(names).not.toContain(LOCK_FILE_NAME);
+    expect(names.filter((name) => name.includes('.corrupt-'))).toHaveLength(2);
+  });
+
+  it('cuts off a torn journal tail left by a crash, and goes on appending', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await store.commit([put('whole', 1)]);
+    await store.close();
+    open.splice(0);
+    const segment = (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+    await appendFile(
+      join(dir, segment),
+      '{"s":2,"o":[{"type":"put","col":"portfolios","key":"torn"',
+    );
+    store = await openStore(dir);
+    expect(keys(store)).toEqual(['whole']);
+    await store.commit([put('next', 2)]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['next', 'whole']);
+  });
+
+  it('refuses a database written by a newer version, and releases the lock', async () => {
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, 'db.json'),
+      JSON.stringify({ version: SCHEMA_VERSION + 1, journalSeq: 0, collections: {} }),
+    );
+    await expect(Store.open({ dataDir: dir })).rejects.toBeInstanceOf(
+      UnsupportedSchemaVersionError,
+    );
+    expect(await readdir(dir)).not.toContain(LOCK_FILE_NAME);
+    expect(JSON.parse(await readFile(join(dir, 'db.json'), 'utf8')).version).toBe(
+      SCHEMA_VERSION + 1,
+    );
+  });
+
+  it('rejects commits after close', async () => {
+    const store = await openStore(await tempDir());
+    await store.close();
+    await expect(store.commit([put('late', 1)])).rejects.toBeInstanceOf(StorageWriteError);
+  });
+});
+
+describe('data directory lock', () => {
+  it('lets one store own a directory; a second open fails with "in use" and touches nothing', async () => {
+    const dir = await tempDir();
+    const first = await openStore(dir);
+    await first.commit([put('mine', 1)]);
+    const before = await readdir(dir);
+    const error = await Store.open({ dataDir: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataDirInUseError);
+    expect((error as Error).message).toMatch(/in use/);
+    expect((error as DataDirInUseError).ownerPid).toBe(process.pid);
+    expect(await readdir(dir)).toEqual(before);
+    await first.commit([put('still-mine', 1)]);
+    // Closing releases it.
+    const second = await reopen(first, dir);
+    expect(keys(second)).toEqual(['mine', 'still-mine']);
+  });
+
+  it('takes over a stale lock of a dead process', async () => {
+    const dir = await tempDir();
+    const pid = deadPid();
+    await writeFile(
+      join(dir, LOCK_FILE_NAME),
+      JSON.stringify({ pid, hostname: hostname(), token: 'old', startedAt: 1 }),
+    );
+    const store = await openStore(dir);
+    const lock = JSON.parse(await readFile(join(dir, LOCK_FILE_NAME), 'utf8'));
+    expect(lock.pid).toBe(process.pid);
+    await store.commit([put('ok', 1)]);
+  });
+
+  it('takes over an unreadable lock file', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, LOCK_FILE_NAME), '');
+    const store = await openStore(dir);
+    expect(JSON.parse(await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).pid).toBe(process.pid);
+    expect(store).toBeTruthy();
+  });
+
+  it('refuses a lock held by a live process', async () => {
+    const dir = await tempDir();
+    // pid 1 is always alive.
+    await writeFile(
+      join(dir, LOCK_FILE_NAME),
+      JSON.stringify({ pid: 1, hostname: hostname(), token: 'x', startedAt: 1 }),
+    );
+    await expect(Store.open({ dataDir: dir })).rejects.toBeInstanceOf(DataDirInUseError);
+    expect(JSON.parse(await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).pid).toBe(1);
+  });
+});
