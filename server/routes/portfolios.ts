@@ -1,11 +1,15 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
+  COVER_SUBFIELDS,
   CreatePortfolioBodySchema,
+  DetailQuerySchema,
   ErrorBodySchema,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
   PortfolioUpdatedSchema,
+  SelectedCoverSchema,
   UpdatePortfolioBodySchema,
   type CreatePortfolioBody,
   type UpdatePortfolioBody,
@@ -17,11 +21,24 @@ import {
   newPortfolio,
   updatedPortfolio,
 } from '../domain/portfolio-rules';
-import { createdView, detailView, updatedView } from '../domain/portfolio-view';
+import { fileDataReader, parseFields, selectFields, selects } from '../domain/list-query';
+import { createdView, detailViewWithData, updatedView } from '../domain/portfolio-view';
 import { ApiError } from '../errors';
 import { caller } from '../plugins/auth';
 
 type Params = { portfolioId: string };
+type DetailQuery = Static<typeof DetailQuerySchema>;
+
+/** Keys the detail's `field` accepts: every top-level key, and the cover's sub-fields. */
+const DETAIL_FIELDS = [
+  ...Object.keys(PortfolioDetailSchema.properties),
+  ...COVER_SUBFIELDS.map((sub) => `cover.${sub}`),
+  'cover.dimention',
+];
+/** The detail as field selection may leave it: any key can be missing. */
+const SelectedDetailSchema = Type.Partial(
+  Type.Object({ ...PortfolioDetailSchema.properties, cover: SelectedCoverSchema }),
+);
 const errors = {
   400: ErrorBodySchema,
   401: ErrorBodySchema,
@@ -90,15 +107,19 @@ export default async function portfolioRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: Params }>(
+  const readData = fileDataReader(app);
+  app.get<{ Params: Params; Querystring: DetailQuery }>(
     '/api/v1/portfolio/:portfolioId',
     {
       schema: {
         ...common,
         summary: 'One portfolio with its files',
-        description: 'Viewers get 404 for portfolios that are unpublished or inactive.',
+        description:
+          'Viewers get 404 for portfolios that are unpublished or inactive. `field` selects keys ' +
+          '(any top-level key, `cover.*` sub-fields; `cover.data` adds the base64 bytes).',
         params: PortfolioIdParamsSchema,
-        response: { 200: PortfolioDetailSchema, ...errors },
+        querystring: DetailQuerySchema,
+        response: { 200: SelectedDetailSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -106,7 +127,15 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       if (!record || !isVisibleTo(caller(request).user, record)) {
         throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
       }
-      return reply.header('etag', `"${record.revision}"`).send(detailView(record));
+      const fields = parseFields(request.query.field, DETAIL_FIELDS);
+      // The lists' `data` is read here; the cover's, when `field` is given, by selectFields.
+      const view = await detailViewWithData(record, app.blobStore, {
+        cover: !fields,
+        draftingProcess: !fields || selects(fields, 'draftingProcess'),
+        additionalDocument: !fields || selects(fields, 'additionalDocument'),
+      });
+      const body = fields ? await selectFields(view, fields, record.cover, readData) : view;
+      return reply.header('etag', `"${record.revision}"`).send(body);
     },
   );
 }

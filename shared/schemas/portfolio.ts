@@ -202,11 +202,28 @@ export const COVER_SUBFIELDS = [
   'dimention.width',
   'dimention.height',
 ] as const;
-export const LIST_FIELDS = [
+/** The interface's list fields; the default `field` selection is exactly these. */
+export const DEFAULT_LIST_FIELDS = [
   'portfolioId',
   'projectTitle',
   'cover',
   ...COVER_SUBFIELDS.map((sub) => `cover.${sub}` as const),
+  'cover.dimention',
+] as const;
+/**
+ * Every key `field` accepts on the list: the interface's, plus (a project extension) what the
+ * gallery cards need without one detail request per card.
+ */
+export const LIST_FIELDS = [
+  ...DEFAULT_LIST_FIELDS,
+  'category',
+  'memberBarcode',
+  'published',
+  'active',
+  'staffPick',
+  'createdTime',
+  'modifiedTime',
+  'revision',
 ] as const;
 
 export const ListQuerySchema = Type.Object(
@@ -224,23 +241,32 @@ export const ListQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A cover as field selection leaves it: any sub-field may be missing, `null` when none. */
+export const SelectedCoverSchema = Type.Union([
+  Type.Partial(
+    Type.Object({
+      ...CoverFileSchema.properties,
+      dimention: Type.Union([
+        Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
+        Type.Null(),
+      ]),
+    }),
+  ),
+  Type.Null(),
+]);
+
 export const ListItemSchema = Type.Object({
   portfolioId: Type.Optional(Type.String()),
   projectTitle: Type.Optional(Type.String()),
-  cover: Type.Optional(
-    Type.Union([
-      Type.Partial(
-        Type.Object({
-          ...CoverFileSchema.properties,
-          dimention: Type.Union([
-            Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
-            Type.Null(),
-          ]),
-        }),
-      ),
-      Type.Null(),
-    ]),
-  ),
+  cover: Type.Optional(SelectedCoverSchema),
+  category: Type.Optional(Type.String()),
+  memberBarcode: Type.Optional(Type.String()),
+  published: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
+  staffPick: Type.Optional(Type.Boolean()),
+  createdTime: Type.Optional(Timestamp),
+  modifiedTime: Type.Optional(Timestamp),
+  revision: Type.Optional(Type.Integer()),
 });
 
 export const ListResponseSchema = Type.Object({

@@ -1,0 +1,531 @@
+/**
+ * npm run bench -- [--size 1000|10000|100000] [--duration seconds] [--connections n]
+ *
+ * Seeds a temp data directory with N portfolios, starts the real server as a child process and
+ * measures it with autocannon; in the same run it measures a bare Fastify hello-world and
+ * json-server 0.17 over the same portfolios, prints our figures as ratios to those baselines and
+ * writes bench/results/<date>-<size>.json. Ends with bench/upload.ts when it exists.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon, { type Result } from 'autocannon';
+import { makePortfolios, seedDataDir, seedJsonServer } from './seed';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const ADMIN = { username: 'bench', password: 'bench-password-1' };
+const LIST_CATEGORY = 'Interior'; // one category in ten
+const PAGE = 100;
+
+const { values: args } = parseArgs({
+  options: {
+    size: { type: 'string', default: '10000' },
+    duration: { type: 'string', default: '6' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const SIZE = Number(args.size);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+if (![1000, 10000, 100000].includes(SIZE)) throw new Error('--size must be 1000, 10000 or 100000');
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface PagingMeasurement {
+  pagesPerSecond: number;
+  pages: number;
+  items: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  reachedEnd: boolean;
+}
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+// ---------------------------------------------------------------- processes
+
+function startProcess(command: string[], env: Record<string, string>, ready: RegExp) {
+  const child = spawn(process.execPath, command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const match = new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = ready.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command.join(' ')} exited ${code}:\n${output}`));
+    });
+  });
+  // A process stopped before it printed its ready line is not an error of the run.
+  match.catch(() => {});
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { child, match, stop };
+}
+
+/** Our server exactly as users run it: server/cli.ts under tsx's loader, one process. */
+async function startOurs(dataDir: string): Promise<Server & { readyMs: number }> {
+  const started = performance.now();
+  const { child, match, stop } = startProcess(
+    ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
+      PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
+      PORTFOLIO_LOG_LEVEL: 'warn',
+    },
+    /API: +(http:\/\/\S+)\/api\/v1/,
+  );
+  const url = (await match)[1]!;
+  return { child, url, stop, readyMs: performance.now() - started };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startJsonServer(dbFile: string, probePath: string): Promise<Server> {
+  const port = await freePort();
+  const bin = join(ROOT, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
+  const { child, stop } = startProcess(
+    [bin, '--port', String(port), '--host', '127.0.0.1', '--quiet', '--id', 'portfolioId', dbFile],
+    {},
+    /$^/,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    const ok = await fetch(url + probePath).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (attempt > 600) throw new Error('json-server did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, url, stop };
+}
+
+async function startHello(): Promise<Server> {
+  const { child, match, stop } = startProcess(
+    ['--import', 'tsx', 'bench/hello-server.ts'],
+    {},
+    /LISTENING (\S+)/,
+  );
+  return { child, url: (await match)[1]!, stop };
+}
+
+/** Resident and peak memory of a child, from /proc (Linux); null elsewhere. */
+async function memoryOf(pid: number): Promise<{ rssMb: number; peakMb: number } | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------- measurements
+
+async function load(
+  title: string,
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Measurement> {
+  process.stdout.write(`  ${title} ... `);
+  const result: Result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    method: options.method ?? 'GET',
+    headers: {
+      ...options.headers,
+      ...(options.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: options.body ? JSON.stringify(options.body) : undefined,
+  });
+  const measurement = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+  console.log(
+    `${measurement.rps.toFixed(0)} req/s, p50 ${measurement.p50} ms, p99 ${measurement.p99} ms`,
+  );
+  if (result.non2xx > 0 || result.errors > 0)
+    console.log(`    warning: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return measurement;
+}
+
+/** One client walking every page in turn, as a sync client would; capped at a few seconds. */
+async function walkPages(
+  title: string,
+  first: string,
+  headers: Record<string, string>,
+  next: (body: unknown, url: string) => string | null,
+): Promise<PagingMeasurement> {
+  process.stdout.write(`  ${title} ... `);
+  const latencies: number[] = [];
+  let items = 0;
+  let url: string | null = first;
+  const started = performance.now();
+  while (url && performance.now() - started < DURATION * 1000 * 1.5) {
+    const before = performance.now();
+    const response = await fetch(url, { headers });
+    if (!response.ok) throw new Error(`${title}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as unknown;
+    latencies.push(performance.now() - before);
+    items += Array.isArray(body) ? body.length : (body as { lists: unknown[] }).lists.length;
+    url = next(body, url);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(2));
+  const measurement = {
+    pagesPerSecond: latencies.length / seconds,
+    pages: latencies.length,
+    items,
+    seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    reachedEnd: url === null,
+  };
+  console.log(
+    `${measurement.pages} pages (${items} items) in ${seconds.toFixed(2)} s${measurement.reachedEnd ? '' : ' (stopped before the end)'}, ` +
+      `${measurement.pagesPerSecond.toFixed(0)} pages/s, p50 ${measurement.p50} ms`,
+  );
+  return measurement;
+}
+
+// ---------------------------------------------------------------- the run
+
+const createBody = {
+  memberBarcode: 'M000001',
+  category: LIST_CATEGORY,
+  projectTitle: 'Bench portfolio',
+  projectDetail: 'Created by the benchmark. '.repeat(10),
+  generalTag: ['bench'],
+};
+
+async function measureOurs(dataDir: string, detailId: string) {
+  // First start: bootstraps the admin and the page-token secret; the session outlives restarts.
+  const warm = await startOurs(dataDir);
+  const signIn = await fetch(`${warm.url}/api/v1/appauth`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  const { sessionId } = (await signIn.json()) as { sessionId: string };
+  await warm.stop();
+
+  const headers = { authorization: sessionId };
+  const listPath = `/api/v1/portfolio?filter=category:${LIST_CATEGORY}&orderBy=createdTime-&field=portfolioId,projectTitle,createdTime&pageSize=${PAGE}`;
+
+  // Cold start: process spawn to the first list answered.
+  const started = performance.now();
+  const server = await startOurs(dataDir);
+  let firstAnswerMs = 0;
+  for (;;) {
+    const response = await fetch(server.url + listPath, { headers });
+    if (response.ok) {
+      await response.arrayBuffer();
+      firstAnswerMs = performance.now() - started;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const idleMemory = await memoryOf(server.child.pid!);
+  console.log(
+    `  cold start: listening after ${server.readyMs.toFixed(0)} ms, first list answered after ${firstAnswerMs.toFixed(0)} ms, RSS ${idleMemory?.rssMb.toFixed(0)} MB`,
+  );
+
+  const list = await load('list (filter + orderBy + 3 fields, page 100)', server.url + listPath, {
+    headers,
+  });
+  const paging = await walkPages(
+    'list paging to the end',
+    server.url + listPath,
+    headers,
+    (body) => {
+      const token = (body as { nextPageToken: string }).nextPageToken;
+      return token ? `${server.url}${listPath}&pageToken=${encodeURIComponent(token)}` : null;
+    },
+  );
+  const detail = await load('detail', `${server.url}/api/v1/portfolio/${detailId}`, { headers });
+  const update = await load('update', `${server.url}/api/v1/portfolio/${detailId}`, {
+    method: 'PUT',
+    headers,
+    body: { ...createBody, projectTitle: 'Updated by the benchmark' },
+  });
+  const create = await load('create', `${server.url}/api/v1/portfolio`, {
+    method: 'POST',
+    headers,
+    body: createBody,
+  });
+  const loadedMemory = await memoryOf(server.child.pid!);
+  await server.stop();
+  return {
+    coldStart: { listeningMs: server.readyMs, firstListMs: firstAnswerMs },
+    memory: { idleRssMb: idleMemory?.rssMb ?? null, peakRssMb: loadedMemory?.peakMb ?? null },
+    list,
+    paging,
+    detail,
+    update,
+    create,
+  };
+}
+
+async function measureJsonServer(dbFile: string, detailId: string) {
+  const server = await startJsonServer(dbFile, `/portfolios/${detailId}`);
+  const listPath = `/portfolios?category=${LIST_CATEGORY}&_sort=createdTime&_order=desc&_page=1&_limit=${PAGE}`;
+  const list = await load('list (filter + sort + page 100)', server.url + listPath);
+  const paging = await walkPages(
+    'list paging to the end',
+    server.url + listPath,
+    {},
+    (body, url) => {
+      if ((body as unknown[]).length < PAGE) return null;
+      const page = Number(/_page=(\d+)/.exec(url)![1]);
+      return url.replace(/_page=\d+/, `_page=${page + 1}`);
+    },
+  );
+  const detail = await load('detail', `${server.url}/portfolios/${detailId}`);
+  const update = await load('update', `${server.url}/portfolios/${detailId}`, {
+    method: 'PUT',
+    body: { ...createBody, portfolioId: detailId },
+  });
+  const create = await load('create', `${server.url}/portfolios`, {
+    method: 'POST',
+    body: createBody,
+  });
+  await server.stop();
+  return { list, paging, detail, update, create };
+}
+
+async function measureHello() {
+  const server = await startHello();
+  const hello = await load('GET /', server.url);
+  await server.stop();
+  return hello;
+}
+
+/** The newest earlier result for `size`, for the targets that compare sizes. */
+interface SavedResult {
+  ours: { create: Measurement };
+  jsonServer: { create: Measurement };
+}
+
+async function latestResult(size: number): Promise<SavedResult | null> {
+  const names = (await readdir(RESULTS_DIR).catch(() => [] as string[]))
+    .filter((name) => name.endsWith(`-${size}.json`))
+    .sort();
+  const name = names.at(-1);
+  return name ? (JSON.parse(await readFile(join(RESULTS_DIR, name), 'utf8')) as SavedResult) : null;
+}
+
+const ratio = (a: number, b: number | undefined | null) => (b ? a / b : null);
+const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits));
+
+async function main(): Promise<void> {
+  const tmp = await mkdtemp(join(tmpdir(), 'portfolio-bench-'));
+  try {
+    console.log(
+      `Portfolio Manager bench: ${SIZE} portfolios, ${DURATION} s per measurement, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
+    );
+    const records = makePortfolios(SIZE);
+    const detailId = records[Math.floor(SIZE / 2)]!.portfolioId;
+    const dataDir = join(tmp, 'data');
+    const dbFile = join(tmp, 'json-server-db.json');
+    const seedStarted = performance.now();
+    await seedDataDir(dataDir, records);
+    await seedJsonServer(dbFile, records);
+    console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+    console.log('Portfolio Manager:');
+    const ours = await measureOurs(dataDir, detailId);
+    console.log('Fastify hello-world:');
+    const helloBefore = await measureHello();
+    console.log('json-server 0.17:');
+    const jsonServer = await measureJsonServer(dbFile, detailId);
+    // The machine may be shared: measure the ceiling twice and keep the better (stricter) one.
+    console.log('Fastify hello-world, again:');
+    const helloAfter = await measureHello();
+    const hello = helloBefore.rps >= helloAfter.rps ? helloBefore : helloAfter;
+
+    const create1k = SIZE === 1000 ? ours.create.rps : (await latestResult(1000))?.ours.create.rps;
+    const jsonCreate10k =
+      SIZE === 10000 ? jsonServer.create.rps : (await latestResult(10000))?.jsonServer.create.rps;
+    const ratios = {
+      listVsHello: ratio(ours.list.rps, hello.rps),
+      listVsJsonServer: ratio(ours.list.rps, jsonServer.list.rps),
+      pagingVsJsonServer: ratio(ours.paging.pagesPerSecond, jsonServer.paging.pagesPerSecond),
+      detailVsHello: ratio(ours.detail.rps, hello.rps),
+      detailVsJsonServer: ratio(ours.detail.rps, jsonServer.detail.rps),
+      createVsCreateAt1k: ratio(ours.create.rps, create1k),
+      createVsJsonServerSameSize: ratio(ours.create.rps, jsonServer.create.rps),
+      createVsJsonServerAt10k: ratio(ours.create.rps, jsonCreate10k),
+      updateVsJsonServer: ratio(ours.update.rps, jsonServer.update.rps),
+    };
+    const big = SIZE >= 10000;
+    const targets = {
+      'list >= 25% of hello-world (10k, 100k)': big ? (ratios.listVsHello ?? 0) >= 0.25 : null,
+      'list >= 50x json-server (10k, 100k)': big ? (ratios.listVsJsonServer ?? 0) >= 50 : null,
+      'detail >= 40% of hello-world': (ratios.detailVsHello ?? 0) >= 0.4,
+      'create at 100k >= 50% of create at 1k':
+        SIZE === 100000 && ratios.createVsCreateAt1k !== null
+          ? ratios.createVsCreateAt1k >= 0.5
+          : null,
+      'create >= 50x json-server create at 10k':
+        ratios.createVsJsonServerAt10k !== null ? ratios.createVsJsonServerAt10k >= 50 : null,
+      'cold start at 100k <= 2 s': SIZE === 100000 ? ours.coldStart.firstListMs <= 2000 : null,
+    };
+
+    const rows: string[][] = [
+      [
+        'measurement',
+        'ours',
+        'p50/p99 ms',
+        'hello',
+        'json-server',
+        'ours/hello',
+        'ours/json-server',
+      ],
+      [
+        'list (req/s)',
+        fmt(ours.list.rps, 0),
+        `${ours.list.p50}/${ours.list.p99}`,
+        fmt(hello.rps, 0),
+        fmt(jsonServer.list.rps, 0),
+        fmt(ratios.listVsHello),
+        fmt(ratios.listVsJsonServer, 1),
+      ],
+      [
+        'paging (pages/s)',
+        fmt(ours.paging.pagesPerSecond, 0),
+        `${ours.paging.p50}/${ours.paging.p99}`,
+        '',
+        fmt(jsonServer.paging.pagesPerSecond, 1),
+        '',
+        fmt(ratios.pagingVsJsonServer, 1),
+      ],
+      [
+        'detail (req/s)',
+        fmt(ours.detail.rps, 0),
+        `${ours.detail.p50}/${ours.detail.p99}`,
+        fmt(hello.rps, 0),
+        fmt(jsonServer.detail.rps, 0),
+        fmt(ratios.detailVsHello),
+        fmt(ratios.detailVsJsonServer, 1),
+      ],
+      [
+        'update (req/s)',
+        fmt(ours.update.rps, 0),
+        `${ours.update.p50}/${ours.update.p99}`,
+        '',
+        fmt(jsonServer.update.rps, 1),
+        '',
+        fmt(ratios.updateVsJsonServer, 1),
+      ],
+      [
+        'create (req/s)',
+        fmt(ours.create.rps, 0),
+        `${ours.create.p50}/${ours.create.p99}`,
+        '',
+        fmt(jsonServer.create.rps, 1),
+        '',
+        fmt(ratios.createVsJsonServerSameSize, 1),
+      ],
+    ];
+    const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+    console.log(`\nResults at ${SIZE} portfolios`);
+    for (const row of rows)
+      console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  '));
+    console.log(
+      `\ncreate vs create at 1k: ${fmt(ratios.createVsCreateAt1k)}; create vs json-server create at 10k: ${fmt(ratios.createVsJsonServerAt10k, 1)}x`,
+    );
+    console.log(
+      `cold start: ${ours.coldStart.firstListMs.toFixed(0)} ms to the first list (listening at ${ours.coldStart.listeningMs.toFixed(0)} ms); ` +
+        `RSS ${fmt(ours.memory.idleRssMb, 0)} MB idle, ${fmt(ours.memory.peakRssMb, 0)} MB peak`,
+    );
+    console.log('\nTargets (issue 3):');
+    for (const [name, pass] of Object.entries(targets))
+      console.log(`  ${pass === null ? 'n/a ' : pass ? 'PASS' : 'FAIL'}  ${name}`);
+
+    const date = new Date().toISOString().slice(0, 10);
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `${date}-${SIZE}.json`);
+    const machine = {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? '',
+      node: process.version,
+    };
+    const settings = {
+      size: SIZE,
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      pageSize: PAGE,
+    };
+    await writeFile(
+      file,
+      `${JSON.stringify({ date: new Date().toISOString(), machine, settings, ours, hello, jsonServer, ratios, targets }, null, 2)}\n`,
+    );
+    console.log(`\nwrote ${file}`);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+
+  if (existsSync(join(ROOT, 'bench', 'upload.ts'))) {
+    console.log('\nUpload bench (bench/upload.ts):');
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/upload.ts'], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`bench/upload.ts exited ${code}`)),
+      );
+    });
+  }
+}
+
+await main();

@@ -1,0 +1,100 @@
+import { writeFile } from 'node:fs/promises';
+import type { PortfolioRecord } from '../shared';
+import { Store } from '../server/storage/store';
+
+export const CATEGORIES = [
+  'Interior',
+  'Architecture',
+  'Fashion',
+  'Jewelry',
+  'Graphic',
+  'Product',
+  'Furniture',
+  'Textile',
+  'Ceramics',
+  'Photography',
+];
+const WORDS = [
+  'lake',
+  'house',
+  'garden',
+  'studio',
+  'loft',
+  'chair',
+  'ring',
+  'poster',
+  'vase',
+  'coat',
+];
+
+/** A small deterministic generator, so every run and every server sees the same data. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export function makePortfolios(size: number): PortfolioRecord[] {
+  const next = random(42);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const start = Date.UTC(2020, 0, 1);
+  return Array.from({ length: size }, (_, index) => {
+    const time = start + index * 60_000 + Math.floor(next() * 1000);
+    const title = `${pick(WORDS)} ${pick(WORDS)} ${index}`;
+    return {
+      portfolioId: `p${String(index).padStart(7, '0')}`,
+      memberBarcode: `M${String(Math.floor(next() * Math.max(1, size / 10))).padStart(6, '0')}`,
+      category: CATEGORIES[index % CATEGORIES.length]!,
+      relativeCategory: [pick(CATEGORIES), pick(CATEGORIES)],
+      projectTitle: title[0]!.toUpperCase() + title.slice(1),
+      aboutProject: `About ${title}. `.repeat(4),
+      projectDetail: `Details of ${title}: materials, process and outcome. `.repeat(5),
+      projectLanuching: '2024',
+      readyToBuy: next() < 0.3 ? 'yes' : 'no',
+      occasion: [pick(['wedding', 'daily', 'office'])],
+      referenceStyling: [pick(['modern', 'classic', 'minimal'])],
+      generalTag: [pick(WORDS), pick(WORDS)],
+      certificateByOrg: next() < 0.1 ? ['Gold'] : [],
+      certificateDesc: '',
+      staffPick: next() < 0.05,
+      cover: null,
+      draftingProcess: [],
+      additionalDocument: [],
+      createdTime: time,
+      modifiedTime: time,
+      published: next() < 0.8,
+      active: next() < 0.95,
+      revision: 1,
+    };
+  });
+}
+
+/**
+ * Writes the portfolios through the store itself (journal batches, then one snapshot), so the
+ * server opens exactly what it would have written. No automatic snapshots while seeding.
+ */
+export async function seedDataDir(dataDir: string, records: PortfolioRecord[]): Promise<void> {
+  const store = await Store.open({ dataDir, compactMinBytes: Number.MAX_SAFE_INTEGER });
+  try {
+    for (let start = 0; start < records.length; start += 1000) {
+      await store.commit(
+        records.slice(start, start + 1000).map((record) => ({
+          type: 'put' as const,
+          col: 'portfolios',
+          key: record.portfolioId,
+          value: record,
+        })),
+      );
+    }
+    await store.compactNow();
+  } finally {
+    await store.close();
+  }
+}
+
+/** json-server's whole database: one JSON file, rewritten on every change. */
+export async function seedJsonServer(file: string, records: PortfolioRecord[]): Promise<void> {
+  await writeFile(file, JSON.stringify({ portfolios: records }));
+}

@@ -1,0 +1,247 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  FILTER_KEYS,
+  ORDER_KEYS,
+  STAFF_FILTER_KEYS,
+  type FilterKey,
+  type OrderKey,
+  type Role,
+  type StoredFile,
+} from '../../shared';
+import { ApiError } from '../errors';
+
+/** One sort key of `orderBy`; ties are always broken by portfolioId ascending. */
+export interface OrderTerm {
+  key: OrderKey;
+  descending: boolean;
+}
+
+/** Parsed `filter`: different keys AND, the values of one key OR (DESIGN §4). */
+export type Filter = ReadonlyMap<FilterKey, readonly string[]>;
+
+export const DEFAULT_ORDER: readonly OrderTerm[] = [{ key: 'createdTime', descending: false }];
+export const DEFAULT_PAGE_SIZE = 100;
+const BOOLEAN_FILTER_KEYS: ReadonlySet<FilterKey> = new Set(['staffPick', 'published', 'active']);
+
+function invalid(parameter: string, message: string): ApiError {
+  return new ApiError('INVALID_QUERY', message, [{ field: `querystring.${parameter}`, message }]);
+}
+
+const validList = (keys: readonly string[]) => keys.join(', ');
+
+/** An entirely empty parameter (`?filter=`) means "not given", as HTML forms send it. */
+const given = (raw: string | undefined): raw is string => raw !== undefined && raw !== '';
+
+/** `createdTime,projectTitle-` → terms; an unknown or repeated key is a 400. */
+export function parseOrderBy(raw: string | undefined): OrderTerm[] {
+  if (!given(raw)) return [...DEFAULT_ORDER];
+  const seen = new Set<string>();
+  return raw.split(',').map((item) => {
+    const token = item.trim();
+    const descending = token.endsWith('-');
+    const key = descending ? token.slice(0, -1) : token;
+    if (!(ORDER_KEYS as readonly string[]).includes(key)) {
+      throw invalid(
+        'orderBy',
+        key === ''
+          ? `orderBy has an empty key; valid keys: ${validList(ORDER_KEYS)} (add "-" for descending).`
+          : `Unknown orderBy key "${key}"; valid keys: ${validList(ORDER_KEYS)} (add "-" for descending).`,
+      );
+    }
+    if (seen.has(key)) throw invalid('orderBy', `orderBy names "${key}" twice.`);
+    seen.add(key);
+    return { key: key as OrderKey, descending };
+  });
+}
+
+/**
+ * Splits at commas that are not escaped and undoes the escapes: `\,` is a comma and `\\` a
+ * backslash inside a value. Any other use of `\` is a 400, so that later escapes can be added
+ * without changing the meaning of a filter that works today.
+ */
+function splitEscaped(raw: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  for (let index = 0; index < raw.length; index++) {
+    const char = raw[index]!;
+    if (char === ',') {
+      parts.push(current);
+      current = '';
+    } else if (char === '\\') {
+      const next = raw[index + 1];
+      if (next !== ',' && next !== '\\') {
+        throw invalid(
+          'filter',
+          next === undefined
+            ? 'filter ends with a dangling "\\"; write "\\\\" for a backslash and "\\," for a comma.'
+            : `filter has an unknown escape "\\${next}"; only "\\\\" (backslash) and "\\," (comma) are escapes.`,
+        );
+      }
+      current += next;
+      index++;
+    } else {
+      current += char;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+/** The filter keys `role` may use: viewers only see published, active portfolios anyway. */
+export function filterKeysFor(role: Role): readonly FilterKey[] {
+  return role === 'viewer' ? FILTER_KEYS : [...FILTER_KEYS, ...STAFF_FILTER_KEYS];
+}
+
+/** `category:Art,staffPick:true` → key → values; each pair is split at its first colon. */
+export function parseFilter(raw: string | undefined, role: Role): Filter {
+  const filter = new Map<FilterKey, string[]>();
+  if (!given(raw)) return filter;
+  const allowed = filterKeysFor(role);
+  for (const pair of splitEscaped(raw)) {
+    const colon = pair.indexOf(':');
+    if (colon === -1) {
+      throw invalid(
+        'filter',
+        `filter pair "${pair}" has no ":"; write key:value pairs separated by commas (keys: ${validList(allowed)}).`,
+      );
+    }
+    const key = pair.slice(0, colon).trim();
+    const value = pair.slice(colon + 1);
+    if (!(allowed as readonly string[]).includes(key)) {
+      const staffOnly = (STAFF_FILTER_KEYS as readonly string[]).includes(key);
+      throw invalid(
+        'filter',
+        staffOnly
+          ? `filter key "${key}" is for editors and admins; viewers only see published, active portfolios. Valid keys: ${validList(allowed)}.`
+          : `Unknown filter key "${key}"; valid keys: ${validList(allowed)}.`,
+      );
+    }
+    if (BOOLEAN_FILTER_KEYS.has(key as FilterKey) && value !== 'true' && value !== 'false') {
+      throw invalid('filter', `filter "${key}" takes true or false, not "${value}".`);
+    }
+    const values = filter.get(key as FilterKey) ?? [];
+    if (!values.includes(value)) values.push(value);
+    filter.set(key as FilterKey, values);
+  }
+  return filter;
+}
+
+/** `pageSize` arrives validated (1..1000) by the route schema; absent means the default. */
+export const pageSizeOf = (raw: number | undefined) => raw ?? DEFAULT_PAGE_SIZE;
+
+/**
+ * Canonical text of a query's order and filter, so that two spellings of the same query (keys in
+ * another order, a value repeated) bind the same page tokens and share the same caches.
+ */
+export function canonicalOrder(order: readonly OrderTerm[]): string {
+  return order.map((term) => `${term.key}${term.descending ? '-' : ''}`).join(',');
+}
+
+export function canonicalFilter(filter: Filter): string {
+  return JSON.stringify(
+    [...filter.entries()]
+      .map(([key, values]) => [key, [...values].sort()] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
+
+/**
+ * Field selection as a tree: `true` takes the whole value, a nested tree takes those parts of an
+ * object (a `null` stays `null`).
+ */
+export interface FieldTree {
+  [key: string]: FieldTree | true;
+}
+
+/**
+ * Parses `field` against the keys a response offers (dotted for sub-fields, e.g.
+ * `cover.dimention.width`). Returns null when `field` is not given: the caller's default.
+ */
+export function parseFields(raw: string | undefined, valid: readonly string[]): FieldTree | null {
+  if (!given(raw)) return null;
+  const tree: FieldTree = {};
+  for (const item of raw.split(',')) {
+    const path = item.trim();
+    if (!valid.includes(path)) {
+      throw invalid(
+        'field',
+        path === ''
+          ? `field has an empty key; valid keys: ${validList(valid)}.`
+          : `Unknown field "${path}"; valid keys: ${validList(valid)}.`,
+      );
+    }
+    addPath(tree, path.split('.'));
+  }
+  return tree;
+}
+
+export function fieldTreeOf(paths: readonly string[]): FieldTree {
+  const tree: FieldTree = {};
+  for (const path of paths) addPath(tree, path.split('.'));
+  return tree;
+}
+
+function addPath(tree: FieldTree, segments: string[]): void {
+  const [head, ...rest] = segments;
+  if (head === undefined) return;
+  const node = tree[head];
+  if (node === true) return; // the whole value covers any sub-field asked for too
+  if (rest.length === 0) tree[head] = true;
+  else addPath((tree[head] = node ?? {}), rest);
+}
+
+/** Does `tree` select `path` (or a whole value that contains it)? */
+export function selects(tree: FieldTree, path: string): boolean {
+  let node: FieldTree | true | undefined = tree;
+  for (const segment of path.split('.')) {
+    if (node === true) return true;
+    node = node?.[segment];
+    if (node === undefined) return false;
+  }
+  return node !== undefined;
+}
+
+/** Copies the parts of `source` that `tree` selects. */
+export function project(source: Record<string, unknown>, tree: FieldTree): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in tree) {
+    const node = tree[key]!;
+    const value = source[key];
+    if (value === undefined) continue;
+    if (node === true || value === null || typeof value !== 'object' || Array.isArray(value))
+      out[key] = value;
+    else out[key] = project(value as Record<string, unknown>, node);
+  }
+  return out;
+}
+
+/** Reads a stored file's bytes as base64: the File object's `data`. */
+export type FileDataReader = (file: StoredFile) => Promise<string>;
+
+/**
+ * Seam to the blob store (server/plugins/blob-store.ts decorates `readFileData`). Without it no
+ * portfolio can have a cover, so `cover.data` is never asked of it.
+ */
+export function fileDataReader(app: FastifyInstance): FileDataReader {
+  return (file) => {
+    if (!app.hasDecorator('readFileData'))
+      return Promise.reject(new Error('The blob store is not registered; cannot read file data'));
+    return app.readFileData(file);
+  };
+}
+
+/**
+ * The selected parts of a response object. `cover.data` is read from the blob store only when
+ * the selection asks for it (it is the one expensive field).
+ */
+export async function selectFields(
+  view: Record<string, unknown>,
+  tree: FieldTree,
+  cover: StoredFile | null,
+  readData: FileDataReader,
+): Promise<Record<string, unknown>> {
+  if (cover && selects(tree, 'cover.data') && view.cover) {
+    view = { ...view, cover: { ...(view.cover as object), data: await readData(cover) } };
+  }
+  return project(view, tree);
+}

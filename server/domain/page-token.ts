@@ -1,0 +1,99 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors';
+import type { Cursor, SortValue } from '../repositories/portfolio-index';
+import type { Store } from '../storage/store';
+import { canonicalFilter, canonicalOrder, type Filter, type OrderTerm } from './list-query';
+
+const SECRET_KEY = 'pageTokenSecret';
+const TOKEN_VERSION = 1;
+const MAC_BYTES = 16;
+
+/** What a token is bound to: the same orderBy, filter and visibility must come back with it. */
+export interface TokenScope {
+  order: readonly OrderTerm[];
+  filter: Filter;
+  visibleOnly: boolean;
+}
+
+interface Payload {
+  v: number;
+  /** Hash of the scope; lets a foreign token be told apart from a forged one. */
+  s: string;
+  /** The last item's sort values, then its portfolioId. */
+  c: [...SortValue[], string];
+}
+
+function scopeHash(scope: TokenScope): string {
+  const text = [
+    canonicalOrder(scope.order),
+    canonicalFilter(scope.filter),
+    scope.visibleOnly ? 'viewer' : 'staff',
+  ].join('\n');
+  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+function invalidToken(message: string): ApiError {
+  return new ApiError('INVALID_PAGE_TOKEN', message, [{ field: 'querystring.pageToken', message }]);
+}
+
+/**
+ * Opaque keyset cursors: `base64url(payload).base64url(HMAC-SHA256)`. The secret lives in the
+ * store's `meta` collection, made on first start, so tokens outlive a restart; a token from
+ * another data directory fails the signature like a forged one.
+ */
+export class PageTokens {
+  private constructor(private readonly secret: Buffer) {}
+
+  static async open(store: Store): Promise<PageTokens> {
+    const existing = store.get<{ secret: string }>('meta', SECRET_KEY);
+    if (existing) return new PageTokens(Buffer.from(existing.secret, 'base64'));
+    const secret = randomBytes(32);
+    await store.commit([
+      { type: 'put', col: 'meta', key: SECRET_KEY, value: { secret: secret.toString('base64') } },
+    ]);
+    return new PageTokens(secret);
+  }
+
+  private mac(body: string): Buffer {
+    return createHmac('sha256', this.secret).update(body).digest().subarray(0, MAC_BYTES);
+  }
+
+  encode(cursor: Cursor, scope: TokenScope): string {
+    const payload: Payload = {
+      v: TOKEN_VERSION,
+      s: scopeHash(scope),
+      c: [...cursor.values, cursor.id],
+    };
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.mac(body).toString('base64url')}`;
+  }
+
+  /** The cursor in `token`, or a 400 saying why it cannot be used for this query. */
+  decode(token: string, scope: TokenScope): Cursor {
+    const [body, signature, extra] = token.split('.');
+    if (!body || !signature || extra !== undefined) {
+      throw invalidToken(
+        'pageToken is malformed; pass nextPageToken from the previous page unchanged.',
+      );
+    }
+    const given = Buffer.from(signature, 'base64url');
+    const expected = this.mac(body);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw invalidToken(
+        'pageToken was altered or was not issued by this server; pass nextPageToken unchanged.',
+      );
+    }
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+    if (payload.v !== TOKEN_VERSION) throw invalidToken('pageToken is from another version.');
+    if (payload.s !== scopeHash(scope)) {
+      throw invalidToken(
+        'pageToken belongs to another query; send the same orderBy and filter as for the first page.',
+      );
+    }
+    const values = payload.c.slice(0, -1) as SortValue[];
+    const id = payload.c.at(-1);
+    if (typeof id !== 'string' || values.length !== scope.order.length)
+      throw invalidToken('pageToken is malformed.');
+    return { values, id };
+  }
+}
