@@ -7,12 +7,15 @@ import { resolveConfig, type AppOptions, type ResolvedConfig } from './config';
 import { ApiError } from './errors';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
+import blobStore from './plugins/blob-store';
 import errorHandler from './plugins/error-handler';
 import loopbackHost from './plugins/loopback-host';
 import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation from './plugins/validation';
 import authRoutes from './routes/auth';
+import portfolioListRoutes from './routes/portfolio-list';
+import fileRoutes from './routes/files';
 import portfolioRoutes from './routes/portfolios';
 import userRoutes from './routes/users';
 
@@ -57,12 +60,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // App services.
   await app.register(storage, { dataDir: config.dataDir, ...options.storage });
   await app.register(auth, { config: config.auth });
+  await app.register(blobStore);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
   await app.register(userRoutes);
   await app.register(portfolioRoutes);
+  await app.register(fileRoutes);
+  await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
+
+  // Fastify closes the connections idle at close time and waits for the rest. A keep-alive
+  // connection busy then would stay open after its answer until the client lets go (up to the
+  // keep-alive timeout, 72 s), so close each one as soon as it becomes idle.
+  let closeIdle: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closeIdle = setInterval(() => app.server.closeIdleConnections(), 50);
+    closeIdle.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(closeIdle));
 
   try {
     await app.ready();

@@ -37,6 +37,10 @@ export const ERROR_CODES = {
     message: 'The request content type is not supported.',
   },
   UNSUPPORTED_FILE_TYPE: { statusCode: 415, message: 'This type of file is not accepted here.' },
+  RANGE_NOT_SATISFIABLE: {
+    statusCode: 416,
+    message: 'The requested byte range lies outside the file.',
+  },
   TOO_MANY_ATTEMPTS: {
     statusCode: 429,
     message: 'Too many failed sign-in attempts; try again later.',

@@ -160,7 +160,7 @@ export function isVisibleTo(user: UserRecord, portfolio: PortfolioRecord): boole
 
 /** Conditional update: the revision in the body or in If-Match must be the current one. */
 export function expectedRevision(
-  body: UpdatePortfolioBody,
+  body: Pick<UpdatePortfolioBody, 'revision'>,
   ifMatch: string | undefined,
 ): number | undefined {
   if (body.revision !== undefined) return body.revision;

@@ -53,3 +53,48 @@ export const FileDescriptionSchema = Type.String({ maxLength: 1000 });
 export type CoverFile = Static<typeof CoverFileSchema>;
 export type ListFile = Static<typeof ListFileSchema>;
 export type StoredFile = Static<typeof StoredFileSchema>;
+
+/** JSON upload: the same file as a multipart upload, its bytes in base64. */
+export const FileUploadBodySchema = Type.Object(
+  {
+    originalFilename: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'Kept as its last path segment, at most 255 characters',
+    }),
+    description: Type.Optional(FileDescriptionSchema),
+    data: Type.String({
+      description: 'Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const FileDescriptionBodySchema = Type.Object(
+  { description: FileDescriptionSchema },
+  { additionalProperties: false },
+);
+
+export const FileParamsSchema = Type.Object({
+  portfolioId: Type.String({ minLength: 1, maxLength: 64 }),
+  fileId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+/** Thumbnail widths the server makes; a bounded set keeps the on-disk cache bounded. */
+export const THUMBNAIL_WIDTHS = [64, 128, 256, 512, 1024] as const;
+
+export const ThumbnailQuerySchema = Type.Object(
+  {
+    width: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        default: 256,
+        description: `One of ${THUMBNAIL_WIDTHS.join(', ')}`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type FileUploadBody = Static<typeof FileUploadBodySchema>;
+export type FileDescriptionBody = Static<typeof FileDescriptionBodySchema>;

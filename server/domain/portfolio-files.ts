@@ -1,0 +1,91 @@
+import type { FileSlot, PortfolioRecord, StoredFile } from '../../shared';
+import { ApiError } from '../errors';
+import type { FileKind } from '../media/inspect-file';
+
+/** What each slot accepts (DESIGN §5); anything else is a 415. */
+export const SLOT_KINDS: Record<FileSlot, ReadonlySet<FileKind>> = {
+  cover: new Set(['image']),
+  draftingProcess: new Set(['image', 'pdf']),
+  additionalDocument: new Set(['image', 'pdf', 'office', 'text', 'archive']),
+};
+
+const SLOT_ACCEPTS: Record<FileSlot, string> = {
+  cover: 'JPEG, PNG, WebP, GIF, AVIF or TIFF images',
+  draftingProcess: 'images (JPEG, PNG, WebP, GIF, AVIF, TIFF) and PDF',
+  additionalDocument:
+    'PDF, Word/Excel/PowerPoint, OpenDocument, RTF, plain text, CSV, zip and images',
+};
+
+export function assertAccepted(slot: FileSlot, kind: FileKind, mimeType: string): void {
+  if (!SLOT_KINDS[slot].has(kind)) {
+    throw new ApiError(
+      'UNSUPPORTED_FILE_TYPE',
+      `A ${mimeType} file cannot be used as ${slot}; it accepts ${SLOT_ACCEPTS[slot]}.`,
+    );
+  }
+}
+
+/** A list slot that is already full refuses another file before any byte is read. */
+export function assertRoom(record: PortfolioRecord, slot: FileSlot, filesPerList: number): void {
+  if (slot === 'cover') return;
+  if (record[slot].length >= filesPerList) {
+    throw new ApiError(
+      'TOO_MANY_FILES',
+      `${slot} already holds ${record[slot].length} files, the most allowed (${filesPerList}).`,
+    );
+  }
+}
+
+export interface FoundFile {
+  slot: FileSlot;
+  file: StoredFile;
+}
+
+export function findFile(record: PortfolioRecord, fileId: string): FoundFile | null {
+  if (record.cover?.fileId === fileId) return { slot: 'cover', file: record.cover };
+  for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
+    const file = record[slot].find((item) => item.fileId === fileId);
+    if (file) return { slot, file };
+  }
+  return null;
+}
+
+/** Every file change is an update of the portfolio: revision + 1 and a new modifiedTime. */
+function touched(record: PortfolioRecord, now: number): PortfolioRecord {
+  return {
+    ...record,
+    modifiedTime: Math.max(now, record.modifiedTime),
+    revision: record.revision + 1,
+  };
+}
+
+/** Sets the cover or appends to a list; returns the file it replaced (the old cover), if any. */
+export function withAddedFile(
+  record: PortfolioRecord,
+  slot: FileSlot,
+  file: StoredFile,
+  now: number,
+): { next: PortfolioRecord; replaced: StoredFile | null } {
+  if (slot === 'cover')
+    return { next: touched({ ...record, cover: file }, now), replaced: record.cover };
+  return { next: touched({ ...record, [slot]: [...record[slot], file] }, now), replaced: null };
+}
+
+/** Applies `change` to the file `fileId`, or removes it when `change` returns null. */
+export function withChangedFile(
+  record: PortfolioRecord,
+  fileId: string,
+  change: (file: StoredFile) => StoredFile | null,
+  now: number,
+): PortfolioRecord {
+  const apply = (file: StoredFile) => (file.fileId === fileId ? change(file) : file);
+  return touched(
+    {
+      ...record,
+      cover: record.cover && apply(record.cover),
+      draftingProcess: record.draftingProcess.map(apply).filter((file) => file !== null),
+      additionalDocument: record.additionalDocument.map(apply).filter((file) => file !== null),
+    },
+    now,
+  );
+}

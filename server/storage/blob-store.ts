@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { syncDirectory } from './durable-file';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export interface BlobStoreOptions {
+  /** The blob root, `<dataDir>/blobs`. */
+  root: string;
+  /** Does any stored record point at this blob? Derived from the database, never kept here. */
+  isReferenced: (sha256: string) => boolean;
+  /** Called with every blob removed, so caches derived from it (thumbnails) can go too. */
+  onRemoved?: (sha256: string) => Promise<void>;
+  /** Resolves once every change committed so far is durable (the store's `idle`). */
+  durable?: () => Promise<void>;
+  log?: { warn(msg: string): void; error(obj: unknown, msg: string): void };
+}
+
+/** Keeps a blob alive while the record that will point to it is being committed. */
+export type Release = () => void;
+
+/**
+ * File bytes on disk, addressed by SHA-256: `<root>/ab/cdef…` (the first two hex digits shard the
+ * directory). Uploads are written to `<root>/tmp/` and moved into place only once they are
+ * fsync'd, so a blob is durable before any record refers to it. Identical content is one blob.
+ *
+ * Which blobs are in use is never stored here: `isReferenced` asks the database. A blob is
+ * removed when nothing refers to it and no upload holds it (`adopt` pins it until its record is
+ * committed). Adopting and removing run one at a time, so a remove cannot slip between an
+ * upload's "already there" check and its record commit.
+ */
+export class BlobStore {
+  private readonly pins = new Map<string, number>();
+  private exclusive: Promise<unknown> = Promise.resolve();
+  private pendingRemovals = new Set<Promise<void>>();
+
+  private constructor(private readonly options: BlobStoreOptions) {}
+
+  static async open(options: BlobStoreOptions): Promise<BlobStore> {
+    const store = new BlobStore(options);
+    await mkdir(store.tempDir, { recursive: true });
+    return store;
+  }
+
+  get tempDir(): string {
+    return join(this.options.root, 'tmp');
+  }
+
+  /** A fresh temp path for an upload in progress; the caller removes it on failure. */
+  tempPath(): string {
+    return join(this.tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}.part`);
+  }
+
+  pathOf(sha256: string): string {
+    if (!SHA256_HEX.test(sha256)) throw new Error(`Not a sha256: ${sha256}`);
+    return join(this.options.root, sha256.slice(0, 2), sha256.slice(2));
+  }
+
+  /** fsyncs a finished temp file; `adopt` needs it done. Separate so it can overlap other work. */
+  async flush(tempPath: string): Promise<void> {
+    const handle = await open(tempPath, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Moves a fully written, fsync'd (`flush`) temp file into place as the blob `sha256` and pins it. When
+   * the blob already exists the temp file is dropped (same content). Call the returned release
+   * once the record that refers to the blob is committed (or failed).
+   */
+  async adopt(tempPath: string, sha256: string): Promise<Release> {
+    const target = this.pathOf(sha256);
+    await this.serially(async () => {
+      this.pin(sha256);
+      try {
+        if (await exists(target)) {
+          await unlink(tempPath).catch(() => {});
+          return;
+        }
+        const shard = join(this.options.root, sha256.slice(0, 2));
+        const created = !(await exists(shard));
+        if (created) await mkdir(shard, { recursive: true });
+        await rename(tempPath, target);
+        await syncDirectory(shard);
+        if (created) await syncDirectory(this.options.root);
+      } catch (error) {
+        this.unpin(sha256);
+        throw error;
+      }
+    });
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.unpin(sha256);
+    };
+  }
+
+  read(sha256: string): Promise<Buffer> {
+    return readFile(this.pathOf(sha256));
+  }
+
+  readStream(sha256: string, range?: { start: number; end: number }): ReadStream {
+    return createReadStream(this.pathOf(sha256), range);
+  }
+
+  /**
+   * Removes the blobs that nothing refers to any more, in the background. It first waits until
+   * every change committed so far is durable, so that a change rolled back by a failed journal
+   * write cannot resurrect a reference to a blob already gone.
+   */
+  collect(sha256s: Iterable<string>): void {
+    const candidates = [...new Set(sha256s)];
+    if (candidates.length === 0) return;
+    const removal = (async () => {
+      await this.options.durable?.().catch(() => {});
+      for (const sha of candidates) await this.removeIfUnused(sha);
+    })().catch((error: unknown) => this.options.log?.error({ err: error }, 'blob removal failed'));
+    this.pendingRemovals.add(removal);
+    void removal.finally(() => this.pendingRemovals.delete(removal));
+  }
+
+  /** Resolves once background removals started so far are done (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.pendingRemovals.size > 0) await Promise.all(this.pendingRemovals);
+    await this.exclusive.catch(() => {});
+  }
+
+  /**
+   * Startup sweep: temp files of uploads cut short, and blobs that no record refers to (a crash
+   * between writing a blob and committing its record, or between a commit and a removal).
+   * Runs before the server accepts requests, so nothing is pinned.
+   */
+  async sweep(): Promise<{ temp: number; orphans: number }> {
+    let temp = 0;
+    let orphans = 0;
+    for (const name of await readdir(this.tempDir)) {
+      await unlink(join(this.tempDir, name)).catch(() => {});
+      temp++;
+    }
+    for (const shard of await readdir(this.options.root)) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const rest of await readdir(join(this.options.root, shard))) {
+        const sha = shard + rest;
+        if (!SHA256_HEX.test(sha)) {
+          // A stray temp file of an older layout, or something dropped here by hand.
+          this.options.log?.warn(`Unknown file in the blob store left alone: ${shard}/${rest}`);
+          continue;
+        }
+        if (this.isInUse(sha)) continue;
+        await this.removeBlob(sha);
+        orphans++;
+      }
+    }
+    if (temp + orphans > 0) await syncDirectory(this.tempDir);
+    return { temp, orphans };
+  }
+
+  private isInUse(sha256: string): boolean {
+    return (this.pins.get(sha256) ?? 0) > 0 || this.options.isReferenced(sha256);
+  }
+
+  private removeIfUnused(sha256: string): Promise<void> {
+    return this.serially(async () => {
+      if (!this.isInUse(sha256)) await this.removeBlob(sha256);
+    });
+  }
+
+  private async removeBlob(sha256: string): Promise<void> {
+    const shard = join(this.options.root, sha256.slice(0, 2));
+    await unlink(this.pathOf(sha256)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    await syncDirectory(shard);
+    await this.options.onRemoved?.(sha256);
+  }
+
+  private pin(sha256: string): void {
+    this.pins.set(sha256, (this.pins.get(sha256) ?? 0) + 1);
+  }
+
+  private unpin(sha256: string): void {
+    const count = (this.pins.get(sha256) ?? 0) - 1;
+    if (count > 0) this.pins.set(sha256, count);
+    else this.pins.delete(sha256);
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.exclusive.then(task, task);
+    this.exclusive = run.catch(() => {});
+    return run;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
