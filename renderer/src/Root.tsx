@@ -1,0 +1,10 @@
+import { SessionProvider } from './session/SessionProvider';
+import { AppShell } from './components/AppShell';
+
+export function Root() {
+  return (
+    <SessionProvider>
+      <AppShell />
+    </SessionProvider>
+  );
+}

@@ -1,0 +1,62 @@
+import type { FileSlot } from '../../../shared';
+import { ApiError, NetworkError } from './api-error';
+import { authHeaders, errorFromResponse } from './api-client';
+import { type FileObject, portfolioPath } from './portfolio-api';
+
+export interface UploadHandle {
+  promise: Promise<FileObject>;
+  abort(): void;
+}
+
+/** Where each slot uploads (DESIGN §5): the cover is replaced, the lists are appended to. */
+function uploadTarget(
+  portfolioId: string,
+  slot: FileSlot,
+): { method: 'PUT' | 'POST'; url: string } {
+  const url = `${portfolioPath(portfolioId)}/${slot}`;
+  return { method: slot === 'cover' ? 'PUT' : 'POST', url };
+}
+
+/**
+ * Uploads one file as multipart with XMLHttpRequest, because fetch() cannot report upload
+ * progress. `onProgress` gets a fraction between 0 and 1.
+ */
+export function uploadFile(
+  portfolioId: string,
+  slot: FileSlot,
+  file: File,
+  description: string,
+  onProgress: (fraction: number) => void,
+): UploadHandle {
+  const xhr = new XMLHttpRequest();
+  const { method, url } = uploadTarget(portfolioId, slot);
+  const promise = new Promise<FileObject>((resolve, reject) => {
+    xhr.open(method, url);
+    xhr.responseType = 'text';
+    for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(1);
+        resolve(xhr.responseText ? (JSON.parse(xhr.responseText) as FileObject) : {});
+        return;
+      }
+      const response = new Response(xhr.responseText || null, {
+        status: xhr.status,
+        headers: { 'Content-Type': xhr.getResponseHeader('Content-Type') ?? 'application/json' },
+      });
+      errorFromResponse(response).then(reject, () => reject(new ApiError(xhr.status, null)));
+    };
+    xhr.onerror = () => reject(new NetworkError());
+    xhr.onabort = () => reject(new DOMException('Upload cancelled', 'AbortError'));
+    const form = new FormData();
+    // Text fields first: multipart parsers read fields in order and stop at the file stream.
+    form.append('description', description);
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+  return { promise, abort: () => xhr.abort() };
+}

@@ -1,0 +1,49 @@
+import { useEffect, useState } from 'react';
+
+interface DebouncedTextFieldProps {
+  label: string;
+  value: string;
+  onCommit(value: string): void;
+  type?: 'search' | 'text';
+  placeholder?: string;
+  delayMs?: number;
+}
+
+/** A text input that reports its value once typing pauses, and follows outside changes (Back). */
+export function DebouncedTextField({
+  label,
+  value,
+  onCommit,
+  type = 'text',
+  placeholder,
+  delayMs = 300,
+}: DebouncedTextFieldProps) {
+  const [draft, setDraft] = useState(value);
+  const [shown, setShown] = useState(value);
+  if (value !== shown) {
+    // The URL changed under us (navigation, "clear filters"): show the new value.
+    setShown(value);
+    setDraft(value);
+  }
+
+  useEffect(() => {
+    if (draft === value) return;
+    const timer = window.setTimeout(() => onCommit(draft), delayMs);
+    return () => window.clearTimeout(timer);
+  }, [draft, value, onCommit, delayMs]);
+
+  return (
+    <label className="field field--compact">
+      <span className="field-label">{label}</span>
+      <input
+        type={type}
+        value={draft}
+        placeholder={placeholder}
+        onChange={(event) => setDraft(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') onCommit(draft);
+        }}
+      />
+    </label>
+  );
+}

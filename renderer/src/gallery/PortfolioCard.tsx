@@ -1,0 +1,50 @@
+import { Link } from 'react-router';
+import type { GalleryItem } from '../api/portfolio-api';
+import { AuthedImage } from '../components/AuthedImage';
+import { paths } from '../paths';
+import { StatusBadges } from '../portfolio/StatusBadges';
+
+export const CARD_IMAGE_WIDTH = 320;
+
+export function PortfolioCard({ item }: { item: GalleryItem }) {
+  const portfolioId = item.portfolioId ?? '';
+  const title = item.projectTitle || 'Untitled';
+  return (
+    <article className="portfolio-card">
+      <AuthedImage
+        portfolioId={portfolioId}
+        fileId={item.cover?.fileId}
+        width={CARD_IMAGE_WIDTH}
+        alt={`Cover of ${title}`}
+        className="card-cover"
+      />
+      <div className="card-body">
+        <h2 className="card-title">
+          {/* The whole card is clickable through this link's stretched ::after. */}
+          <Link to={paths.portfolio(portfolioId)} className="card-link">
+            {title}
+          </Link>
+        </h2>
+        {(item.category || item.memberBarcode) && (
+          <p className="card-meta">
+            {item.category && <span>{item.category}</span>}
+            {item.memberBarcode && <span className="mono">#{item.memberBarcode}</span>}
+          </p>
+        )}
+        <StatusBadges published={item.published} active={item.active} staffPick={item.staffPick} />
+      </div>
+    </article>
+  );
+}
+
+export function PortfolioCardSkeleton() {
+  return (
+    <div className="portfolio-card portfolio-card--skeleton" aria-hidden="true">
+      <div className="skeleton card-cover-skeleton" />
+      <div className="card-body">
+        <div className="skeleton skeleton-line" />
+        <div className="skeleton skeleton-line skeleton-line--short" />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+import { useCallback, useMemo } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { describeError } from '../api/api-error';
+import { DebouncedTextField } from '../components/DebouncedTextField';
+import { GalleryGrid } from '../gallery/GalleryGrid';
+import {
+  type GalleryView,
+  type TriState,
+  SORT_OPTIONS,
+  hasFilters,
+  listParamsOf,
+  searchFromView,
+  viewFromSearch,
+} from '../gallery/gallery-view';
+import { useGalleryList } from '../gallery/use-gallery-list';
+import { paths } from '../paths';
+import { isStaff } from '../session/permissions';
+import { useUser } from '../session/use-session';
+import { useDocumentTitle } from '../components/use-document-title';
+
+export function GalleryPage() {
+  useDocumentTitle('Gallery');
+  const user = useUser();
+  const staff = isStaff(user);
+  const [search, setSearch] = useSearchParams();
+  const view = useMemo(() => viewFromSearch(search), [search]);
+  const list = useGalleryList(listParamsOf(view, staff));
+
+  const update = useCallback(
+    (change: Partial<GalleryView>, replace = false) => {
+      setSearch((current) => searchFromView({ ...viewFromSearch(current), ...change }), {
+        replace,
+      });
+    },
+    [setSearch],
+  );
+  const commitText = useCallback(
+    (key: 'q' | 'category' | 'memberBarcode' | 'readyToBuy') => (value: string) =>
+      update({ [key]: value }, true),
+    [update],
+  );
+  const commitQ = useMemo(() => commitText('q'), [commitText]);
+  const commitCategory = useMemo(() => commitText('category'), [commitText]);
+  const commitMember = useMemo(() => commitText('memberBarcode'), [commitText]);
+  const commitReady = useMemo(() => commitText('readyToBuy'), [commitText]);
+
+  const items = useMemo(() => list.data?.pages.flatMap((page) => page.lists) ?? [], [list.data]);
+  const total = list.data?.pages[0]?.total;
+  const filtered = hasFilters(view);
+
+  return (
+    <div className="page gallery-page">
+      <div className="page-heading">
+        <h1>Gallery</h1>
+        <p className="result-count" role="status" aria-live="polite">
+          {total === undefined
+            ? ''
+            : `${total} ${total === 1 ? 'portfolio' : 'portfolios'}${filtered ? ' match' : ''}`}
+        </p>
+        {staff && (
+          <Link to={paths.newPortfolio()} className="button button--primary">
+            New portfolio
+          </Link>
+        )}
+      </div>
+
+      <div role="search" className="toolbar" aria-label="Search and filter portfolios">
+        <DebouncedTextField type="search" label="Search titles" value={view.q} onCommit={commitQ} />
+        <DebouncedTextField label="Category" value={view.category} onCommit={commitCategory} />
+        <DebouncedTextField
+          label="Member barcode"
+          value={view.memberBarcode}
+          onCommit={commitMember}
+        />
+        <DebouncedTextField label="Ready to buy" value={view.readyToBuy} onCommit={commitReady} />
+        <TriStateSelect
+          label="Staff pick"
+          value={view.staffPick}
+          yes="Staff picks"
+          no="Not picked"
+          onChange={(staffPick) => update({ staffPick })}
+        />
+        {staff && (
+          <>
+            <TriStateSelect
+              label="Published"
+              value={view.published}
+              yes="Published"
+              no="Unpublished"
+              onChange={(published) => update({ published })}
+            />
+            <TriStateSelect
+              label="Active"
+              value={view.active}
+              yes="Active"
+              no="Inactive"
+              onChange={(active) => update({ active })}
+            />
+          </>
+        )}
+        <label className="field field--compact">
+          <span className="field-label">Sort by</span>
+          <select value={view.sort} onChange={(event) => update({ sort: event.target.value })}>
+            {SORT_OPTIONS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filtered && (
+          <button
+            type="button"
+            className="button button--quiet"
+            onClick={() =>
+              setSearch(
+                searchFromView({ ...viewFromSearch(new URLSearchParams()), sort: view.sort }),
+              )
+            }
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+
+      {list.isError && !list.data ? (
+        <div className="empty-state" role="alert">
+          <p>The portfolios could not be loaded. {describeError(list.error)}</p>
+          <button type="button" className="button" onClick={() => void list.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : !list.isPending && items.length === 0 ? (
+        <div className="empty-state">
+          {filtered ? (
+            <p>No portfolios match this search. Try other filters, or clear them.</p>
+          ) : (
+            <p>
+              No portfolios yet.{' '}
+              {staff && <Link to={paths.newPortfolio()}>Create the first one</Link>}
+            </p>
+          )}
+        </div>
+      ) : (
+        <GalleryGrid
+          items={items}
+          loading={list.isPending}
+          hasNextPage={list.hasNextPage}
+          fetchingNextPage={list.isFetchingNextPage}
+          fetchNextPage={() => void list.fetchNextPage()}
+          nextPageError={list.isFetchNextPageError ? describeError(list.error) : null}
+        />
+      )}
+    </div>
+  );
+}
+
+interface TriStateSelectProps {
+  label: string;
+  value: TriState;
+  yes: string;
+  no: string;
+  onChange(value: TriState): void;
+}
+
+function TriStateSelect({ label, value, yes, no, onChange }: TriStateSelectProps) {
+  return (
+    <label className="field field--compact">
+      <span className="field-label">{label}</span>
+      <select value={value} onChange={(event) => onChange(event.target.value as TriState)}>
+        <option value="">Any</option>
+        <option value="true">{yes}</option>
+        <option value="false">{no}</option>
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,28 @@
+import { createBrowserRouter } from 'react-router';
+import { Root } from './Root';
+import { RouteErrorPage } from './pages/RouteErrorPage';
+import { GalleryPage } from './pages/GalleryPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { PortfolioCreatePage } from './pages/PortfolioCreatePage';
+import { PortfolioDetailPage } from './pages/PortfolioDetailPage';
+import { PortfolioEditPage } from './pages/PortfolioEditPage';
+import { SettingsPage } from './pages/SettingsPage';
+import { UsersPage } from './pages/UsersPage';
+
+// A data router: the unsaved-changes guard needs useBlocker, which only works with one.
+export const router = createBrowserRouter([
+  {
+    element: <Root />,
+    errorElement: <RouteErrorPage />,
+    children: [
+      { index: true, element: <GalleryPage /> },
+      { path: 'portfolios/new', element: <PortfolioCreatePage /> },
+      { path: 'portfolios/:portfolioId', element: <PortfolioDetailPage /> },
+      { path: 'portfolios/:portfolioId/edit', element: <PortfolioEditPage /> },
+      { path: 'users', element: <UsersPage /> },
+      // The desktop shell fills this slot with LAN sharing settings.
+      { path: 'settings', element: <SettingsPage /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SORT,
+  SORT_OPTIONS,
+  escapeFilterValue,
+  listParamsOf,
+  searchFromView,
+  viewFromSearch,
+} from '../../renderer/src/gallery/gallery-view';
+import { ORDER_KEYS } from '../../shared';
+
+describe('gallery view in the URL', () => {
+  it('round-trips a bookmarked view and leaves defaults out of the URL', () => {
+    const view = viewFromSearch(
+      new URLSearchParams('q=tea&category=Tableware&staffPick=true&sort=projectTitle'),
+    );
+    expect(view).toMatchObject({
+      q: 'tea',
+      category: 'Tableware',
+      staffPick: 'true',
+      sort: 'projectTitle',
+    });
+    expect(searchFromView(view).toString()).toBe(
+      'q=tea&category=Tableware&staffPick=true&sort=projectTitle',
+    );
+    expect(searchFromView(viewFromSearch(new URLSearchParams())).toString()).toBe('');
+  });
+
+  it('falls back to the default sort for an unknown sort key in a hand-edited URL', () => {
+    expect(viewFromSearch(new URLSearchParams('sort=price')).sort).toBe(DEFAULT_SORT);
+    expect(viewFromSearch(new URLSearchParams('staffPick=maybe')).staffPick).toBe('');
+  });
+
+  it('offers every orderBy key in both directions', () => {
+    const values = SORT_OPTIONS.map((option) => option.value);
+    for (const key of ORDER_KEYS) expect(values).toEqual(expect.arrayContaining([key, `${key}-`]));
+  });
+});
+
+describe('list parameters', () => {
+  it('builds the filter with escaped commas and backslashes', () => {
+    expect(escapeFilterValue('a,b\\c')).toBe('a\\,b\\\\c');
+    const view = viewFromSearch(new URLSearchParams('q=Cups, mugs&readyToBuy=yes'));
+    expect(listParamsOf(view, false)).toEqual({
+      orderBy: DEFAULT_SORT,
+      filter: 'projectTitle:Cups\\, mugs,readyToBuy:yes',
+    });
+  });
+
+  it('sends published/active filters only for staff', () => {
+    const view = viewFromSearch(new URLSearchParams('published=false&active=true'));
+    expect(listParamsOf(view, true).filter).toBe('published:false,active:true');
+    expect(listParamsOf(view, false)).toEqual({ orderBy: DEFAULT_SORT });
+  });
+});
