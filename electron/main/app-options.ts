@@ -1,0 +1,20 @@
+import type { AppOptions } from '../../server/app';
+import { OWNER_USERNAME, unknowablePassword } from './owner-account';
+
+/** The embedded server's buildApp options: the same factory as headless, set up for one owner. */
+export function desktopAppOptions(options: {
+  dataDir: string;
+  rendererDir: string | null;
+  logLevel: string;
+}): AppOptions {
+  return {
+    dataDir: options.dataDir,
+    rendererDir: options.rendererDir,
+    logger: { level: options.logLevel },
+    // Loopback until the owner shares on the LAN (ServerHost keeps this in step).
+    loopbackOnly: true,
+    // First run on an empty folder: the owner is the first admin, so no "admin" account with a
+    // password nobody saw is made. ensureOwner covers folders that already have users.
+    bootstrapAdmin: { username: OWNER_USERNAME, password: unknowablePassword() },
+  };
+}
