@@ -17,7 +17,9 @@ function electronPresent() {
 
 if (!electronPresent()) {
   console.log('Downloading the Electron runtime (first desktop start)…');
-  const result = spawnSync(process.execPath, [require.resolve('electron/install.js')], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [require.resolve('electron/install.js')], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0 || !electronPresent()) {
     console.error(
       'The Electron runtime could not be downloaded. The headless server needs no Electron: npm run serve',

@@ -60,8 +60,12 @@ describe('packaging', () => {
     expect(pkg.main).toBe('out/main/index.js');
     expect(pkg.scripts.build).toBe('electron-vite build');
     // The desktop commands fetch the Electron runtime first (npm 11 skips its install script).
-    expect(pkg.scripts.start).toMatch(/^node scripts\/ensure-electron\.mjs && electron-vite preview$/);
+    expect(pkg.scripts.start).toMatch(
+      /^node scripts\/ensure-electron\.mjs && electron-vite preview$/,
+    );
     expect(pkg.scripts.dev).toMatch(/^node scripts\/ensure-electron\.mjs && electron-vite dev$/);
-    expect(pkg.scripts.dist).toMatch(/ensure-electron\.mjs && electron-vite build && electron-builder$/);
+    expect(pkg.scripts.dist).toMatch(
+      /ensure-electron\.mjs && electron-vite build && electron-builder$/,
+    );
   });
 });
