@@ -1,25 +1,9 @@
 import type { Session, WebContents } from 'electron';
+import { contentSecurityPolicy } from '../../shared/content-security-policy';
 
-/**
- * The window's Content-Security-Policy, added by the shell to every response it loads (on top
- * of the server's own policy for index.html, so the window stays locked down even if the
- * server's headers change). No inline scripts, nothing from other origins. In development the
- * Vite dev server needs its inline React-refresh preamble and a WebSocket for hot reload.
- */
-export function contentSecurityPolicy(development = false): string {
-  return [
-    "default-src 'self'",
-    development ? "script-src 'self' 'unsafe-inline'" : "script-src 'self'",
-    development ? "style-src 'self' 'unsafe-inline'" : "style-src 'self'",
-    "img-src 'self' blob: data:",
-    development ? "connect-src 'self' ws://127.0.0.1:* ws://localhost:*" : "connect-src 'self'",
-    "font-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
+/** Added by the shell to every response the window loads, on top of the server's own header,
+ * so the window stays locked down even if the server's headers change. */
+export { contentSecurityPolicy };
 
 function parse(url: string): URL | null {
   try {

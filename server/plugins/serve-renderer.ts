@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { contentSecurityPolicy } from '../../shared/content-security-policy';
 
 export interface ServeRendererOptions {
   /** The built renderer (out/renderer), or null when it has not been built. */
@@ -16,22 +17,8 @@ const REVALIDATE = 'no-cache';
 /** Other files in the build (favicon): cache briefly. */
 const SHORT = 'public, max-age=3600';
 
-/**
- * The UI's own policy: no inline scripts or styles, no foreign origins. Images also come from
- * blob: URLs, because files are fetched with the session header and shown as object URLs.
- */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' blob: data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** Sent with index.html; the Electron shell enforces the same policy (shared/). */
+const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en">
