@@ -2,14 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import {
   CurrentSessionSchema,
-  ErrorBodySchema,
+  errorResponses,
   SessionSchema,
   SignInBodySchema,
   type SignInBody,
 } from '../../shared';
 import { caller } from '../plugins/auth';
 
-const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 429: ErrorBodySchema };
+const errors = errorResponses(400, 401, 429);
 
 export default async function authRoutes(
   app: FastifyInstance,
@@ -40,7 +40,7 @@ export default async function authRoutes(
         tags: ['session'],
         summary: "The caller's session and account",
         security: [{ session: [] }],
-        response: { 200: CurrentSessionSchema, 401: ErrorBodySchema },
+        response: { 200: CurrentSessionSchema, ...errorResponses(401) },
       },
     },
     async (request) => {
@@ -62,7 +62,7 @@ export default async function authRoutes(
         tags: ['session'],
         summary: 'End the caller’s session (sign out)',
         security: [{ session: [] }],
-        response: { 204: Type.Null(), 401: ErrorBodySchema },
+        response: { 204: Type.Null(), ...errorResponses(401) },
       },
     },
     async (request, reply) => {

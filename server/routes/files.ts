@@ -4,7 +4,7 @@ import { unlink } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CoverFileSchema,
-  ErrorBodySchema,
+  errorResponses,
   FileDescriptionBodySchema,
   FileParamsSchema,
   FileUploadBodySchema,
@@ -45,15 +45,7 @@ import type { Release } from '../storage/blob-store';
 type PortfolioParams = { portfolioId: string };
 type FileParams = { portfolioId: string; fileId: string };
 
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  409: ErrorBodySchema,
-  413: ErrorBodySchema,
-  415: ErrorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** A received upload: its bytes in a temp file of the blob store, not yet adopted. */
 interface Upload extends Received {
@@ -341,7 +333,7 @@ export default async function fileRoutes(app: FastifyInstance) {
           'Content-Type as sniffed, ETag = "<md5>", If-None-Match (304), single byte Range (206, ' +
           '416), Content-Disposition with a safe name. Raster images are inline; everything else ' +
           'is an attachment with Content-Security-Policy: sandbox.',
-        response: { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema },
+        response: errorResponses(400, 401, 404),
       },
     },
     async (request, reply) => {
@@ -390,12 +382,7 @@ export default async function fileRoutes(app: FastifyInstance) {
         summary: 'A WebP thumbnail of an image file',
         description: `width: one of ${THUMBNAIL_WIDTHS.join(', ')} (default 256); never wider than the image. ETag and 304 as for the file; 415 for files that are not images.`,
         querystring: ThumbnailQuerySchema,
-        response: {
-          400: ErrorBodySchema,
-          401: ErrorBodySchema,
-          404: ErrorBodySchema,
-          415: ErrorBodySchema,
-        },
+        response: errorResponses(400, 401, 404, 415),
       },
     },
     async (request, reply) => {

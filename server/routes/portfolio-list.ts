@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   COVER_SUBFIELDS,
   DEFAULT_LIST_FIELDS,
-  ErrorBodySchema,
+  errorResponses,
   LIST_FIELDS,
   ListQuerySchema,
   ListResponseSchema,
@@ -80,7 +80,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
           '`nextPageToken` is "" on the last page. Ties in orderBy are broken by portfolioId. ' +
           'Viewers see only published, active portfolios.',
         querystring: ListQuerySchema,
-        response: { 200: ListResponseSchema, 400: ErrorBodySchema, 401: ErrorBodySchema },
+        response: { 200: ListResponseSchema, ...errorResponses(400, 401) },
       },
     },
     async (request): Promise<ListResponse> => {

@@ -4,7 +4,7 @@ import {
   COVER_SUBFIELDS,
   CreatePortfolioBodySchema,
   DetailQuerySchema,
-  ErrorBodySchema,
+  errorResponses,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
@@ -39,13 +39,7 @@ const DETAIL_FIELDS = [
 const SelectedDetailSchema = Type.Partial(
   Type.Object({ ...PortfolioDetailSchema.properties, cover: SelectedCoverSchema }),
 );
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  409: ErrorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 export default async function portfolioRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import {
   CreateUserBodySchema,
-  ErrorBodySchema,
+  errorResponses,
   UpdateUserBodySchema,
   UserListSchema,
   UsernameParamsSchema,
@@ -11,13 +11,7 @@ import {
   type UpdateUserBody,
 } from '../../shared';
 
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  409: ErrorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409);
 type Params = { username: string };
 
 /** Admin-only user management (DESIGN §2). */
