@@ -22,6 +22,32 @@ const ROLE_LABELS: Record<Role, string> = {
 const ALLOW_EDIT_HINT =
   'Categories this user may edit; "*" means all. Admins may edit every category.';
 
+function RoleSelect(props: {
+  id: string;
+  label: string;
+  value: Role;
+  onChange: (role: Role) => void;
+}) {
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={props.id}>
+        {props.label}
+      </label>
+      <select
+        id={props.id}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value as Role)}
+      >
+        {ROLES.map((option) => (
+          <option key={option} value={option}>
+            {ROLE_LABELS[option]}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function fieldErrorsOf(error: unknown): Record<string, string> {
   return error instanceof ApiError ? error.fieldErrors() : {};
 }
@@ -132,22 +158,7 @@ function CreateUserForm() {
           hint="At least 8 characters."
           error={errors.password}
         />
-        <div className="field">
-          <label className="field-label" htmlFor={roleId}>
-            Role
-          </label>
-          <select
-            id={roleId}
-            value={role}
-            onChange={(event) => setRole(event.target.value as Role)}
-          >
-            {ROLES.map((option) => (
-              <option key={option} value={option}>
-                {ROLE_LABELS[option]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <RoleSelect id={roleId} label="Role" value={role} onChange={setRole} />
         {role === 'editor' && (
           <TagInput
             label="Allowed categories"
@@ -257,22 +268,12 @@ function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
               {describeError(update.error)}
             </p>
           )}
-          <div className="field">
-            <label className="field-label" htmlFor={roleId}>
-              Role of {user.username}
-            </label>
-            <select
-              id={roleId}
-              value={role}
-              onChange={(event) => setRole(event.target.value as Role)}
-            >
-              {ROLES.map((option) => (
-                <option key={option} value={option}>
-                  {ROLE_LABELS[option]}
-                </option>
-              ))}
-            </select>
-          </div>
+          <RoleSelect
+            id={roleId}
+            label={`Role of ${user.username}`}
+            value={role}
+            onChange={setRole}
+          />
           {role === 'editor' && (
             <TagInput
               label={`Allowed categories of ${user.username}`}
