@@ -40,7 +40,11 @@ export class Journal {
       .sort((a, b) => a.firstSeq - b.firstSeq);
   }
 
-  /** Reads every complete entry after `afterSeq`, in order; returns them and the bytes read. */
+  /**
+   * Reads every complete entry after `afterSeq`, in order; returns them and their bytes. A
+   * segment wholly at or before `afterSeq` (kept for older snapshot generations) is not read, and
+   * a line at or before it is not parsed: the snapshot already holds their effects.
+   */
   async replay(
     afterSeq: number,
     onCorrupt: (message: string) => void,
@@ -49,11 +53,18 @@ export class Journal {
     let bytes = 0;
     const segments = await this.segments();
     for (const [index, segment] of segments.entries()) {
+      const next = segments[index + 1];
+      if (next && next.firstSeq - 1 <= afterSeq) continue;
       const text = await readFile(segment.path, 'utf8');
       let start = 0;
       while (start < text.length) {
         const end = text.indexOf('\n', start);
         const line = end === -1 ? null : text.slice(start, end);
+        const seq = line === null ? null : seqOf(line);
+        if (seq !== null && seq <= afterSeq) {
+          start = end + 1;
+          continue;
+        }
         const entry = line === null ? null : parseEntry(line);
         if (!entry) {
           const isLast = index === segments.length - 1;
@@ -69,7 +80,7 @@ export class Journal {
         }
         bytes += Buffer.byteLength(line!) + 1;
         if (entry.seq > afterSeq) entries.push(entry);
-        start = end! + 1;
+        start = end + 1;
       }
     }
     return { entries, bytes };
@@ -128,6 +139,12 @@ export class Journal {
     await this.handle?.close();
     this.handle = null;
   }
+}
+
+/** The sequence number at the start of a line written by serializeEntry, without parsing it. */
+function seqOf(line: string): number | null {
+  const match = /^\{"s":(\d+),/.exec(line);
+  return match ? Number(match[1]) : null;
 }
 
 function parseEntry(line: string): JournalEntry | null {

@@ -152,8 +152,9 @@ export class Store {
     const migrated = migrate({ ...snapshot, journalSeq: lastSeq, collections });
     for (const name of COLLECTIONS) {
       const map = this.maps.get(name)!;
-      for (const [key, value] of Object.entries(migrated.collections[name] ?? {}))
-        map.set(key, value);
+      const records = migrated.collections[name] ?? {};
+      // for-in rather than Object.entries: no pair array per record (100k of them at start).
+      for (const key in records) map.set(key, records[key]);
     }
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
