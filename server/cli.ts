@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app';
@@ -20,11 +20,20 @@ Options (each also as an environment variable):
 
 First start (no users yet): the admin account comes from PORTFOLIO_ADMIN_USERNAME and
 PORTFOLIO_ADMIN_PASSWORD; without a password one is generated and printed once.
-PORTFOLIO_LOG_LEVEL sets the log level (default info).`;
+PORTFOLIO_LOG_LEVEL sets the log level (default info). PORTFOLIO_LIST_CACHE_MB sets the memory
+for reused list answers (default 16; 0 turns the cache off).`;
 
 function fail(message: string): never {
   console.error(`error: ${message}`);
   process.exit(2);
+}
+
+function parseCacheMegabytes(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const megabytes = Number(value);
+  if (value.trim() === '' || !Number.isFinite(megabytes) || megabytes < 0)
+    fail(`PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`);
+  return Math.round(megabytes * 1024 * 1024);
 }
 
 function parsePort(value: string): number {
@@ -51,6 +60,21 @@ function parseCommandLine() {
   }
 }
 
+/**
+ * The built web UI, out/renderer under the project root: the nearest folder above this file with
+ * a package.json, whether this runs as server/cli.ts (tsx) or as the build, out/server/cli.js.
+ */
+function builtRendererDir(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  const rendererDir = join(dir, 'out', 'renderer');
+  return existsSync(rendererDir) ? rendererDir : null;
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine();
   const command = positionals[0] ?? 'serve';
@@ -61,12 +85,13 @@ async function main(): Promise<void> {
   const host = values.host ?? env.PORTFOLIO_HOST ?? '127.0.0.1';
   const port = parsePort(values.port ?? env.PORTFOLIO_PORT ?? '8080');
   const dataDir = resolve(values['data-dir'] ?? env.PORTFOLIO_DATA_DIR ?? 'data');
-  const rendererDir = fileURLToPath(new URL('../out/renderer', import.meta.url));
+  const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
 
   const app = await buildApp({
     dataDir,
-    rendererDir: existsSync(rendererDir) ? rendererDir : null,
+    rendererDir: builtRendererDir(),
     loopbackOnly: isLoopbackHostName(host),
+    listCacheBytes,
     logger: {
       level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
       ...(process.stdout.isTTY

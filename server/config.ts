@@ -44,6 +44,11 @@ export interface AppOptions {
   auth?: Partial<AuthOptions>;
   limits?: Partial<LimitOptions>;
   storage?: { compactMinBytes?: number; generations?: number };
+  /**
+   * Memory for serialized list answers, reused until the next change to any portfolio.
+   * Default 16 MB; 0 turns the cache off.
+   */
+  listCacheBytes?: number;
 }
 
 export interface ResolvedConfig {
@@ -52,6 +57,7 @@ export interface ResolvedConfig {
   loopbackOnly: boolean;
   auth: AuthOptions;
   limits: LimitOptions;
+  listCacheBytes: number;
 }
 
 const MINUTE = 60_000;
@@ -78,5 +84,6 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       filesPerList: 20,
       ...options.limits,
     },
+    listCacheBytes: options.listCacheBytes ?? 16 * MB,
   };
 }

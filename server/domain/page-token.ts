@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors';
+import { Lru } from '../repositories/lru';
 import type { Cursor, SortValue } from '../repositories/portfolio-index';
 import type { Store } from '../storage/store';
 import { canonicalFilter, canonicalOrder, type Filter, type OrderTerm } from './list-query';
@@ -23,13 +24,21 @@ interface Payload {
   c: [...SortValue[], string];
 }
 
+/** Hashes of recent scopes: every page of a walk, and every encode and decode, shares one. */
+const scopeHashes = new Lru<string>(256);
+
 function scopeHash(scope: TokenScope): string {
   const text = [
     canonicalOrder(scope.order),
     canonicalFilter(scope.filter),
     scope.visibleOnly ? 'viewer' : 'staff',
   ].join('\n');
-  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+  let hash = scopeHashes.use(text);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(text).digest('base64url').slice(0, 16);
+    scopeHashes.put(text, hash);
+  }
+  return hash;
 }
 
 function invalidToken(message: string): ApiError {

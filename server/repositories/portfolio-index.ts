@@ -1,6 +1,7 @@
 import type { FilterKey, OrderKey, PortfolioRecord } from '../../shared';
 import { canonicalFilter, canonicalOrder, type Filter, type OrderTerm } from '../domain/list-query';
 import type { Store } from '../storage/store';
+import { Lru } from './lru';
 
 /** A portfolio's position under one orderBy: its sort values, then its id. */
 export type SortValue = string | number;
@@ -164,27 +165,13 @@ function compilePredicate(filter: Filter, visibleOnly: boolean): Predicate {
       }
     }
   }
-  return (record) => tests.every((test) => test(record));
-}
-
-/** A small map that forgets its least recently used entry. */
-class Lru<V> extends Map<string, V> {
-  constructor(private readonly limit: number) {
-    super();
-  }
-  use(key: string): V | undefined {
-    const value = super.get(key);
-    if (value !== undefined) {
-      super.delete(key);
-      super.set(key, value);
-    }
-    return value;
-  }
-  put(key: string, value: V): void {
-    super.delete(key);
-    super.set(key, value);
-    if (this.size > this.limit) super.delete(this.keys().next().value!);
-  }
+  // Called for every entry a page walks past: no array callback when one test or none will do.
+  if (tests.length === 0) return () => true;
+  if (tests.length === 1) return tests[0]!;
+  return (record) => {
+    for (const test of tests) if (!test(record)) return false;
+    return true;
+  };
 }
 
 /**
@@ -202,7 +189,7 @@ export class PortfolioIndex {
   private readonly totals = new Lru<{ version: number; total: number }>(MAX_CACHED_RESULTS);
   private readonly matchLists = new Lru<{ version: number; entries: Entry[] }>(8);
   /** Bumped on every change to a portfolio; cached answers of older versions are stale. */
-  private version = 0;
+  private changes = 0;
 
   constructor(
     private readonly records: ReadonlyMap<string, PortfolioRecord>,
@@ -215,7 +202,7 @@ export class PortfolioIndex {
   }
 
   private onChange(prev: PortfolioRecord | undefined, next: PortfolioRecord | undefined): void {
-    this.version++;
+    this.changes++;
     for (const index of this.sorted.values()) {
       if (prev) index.remove(prev);
       if (next) index.insert(next);
@@ -224,6 +211,11 @@ export class PortfolioIndex {
       if (prev) for (const value of valuesOf(prev, key)) map.get(value)?.delete(prev.portfolioId);
       if (next) for (const value of valuesOf(next, key)) addTo(map, value, next.portfolioId);
     }
+  }
+
+  /** Changes seen so far: an answer built at one version is current until this moves on. */
+  get version(): number {
+    return this.changes;
   }
 
   query(request: ListRequest): ListPage {
@@ -269,14 +261,14 @@ export class PortfolioIndex {
     const key = `${canonicalOrder(request.order)}|${resultKey}`;
     let cached = this.matchLists.use(key);
     const template = new SortedIndex(request.order, []);
-    if (cached?.version !== this.version) {
+    if (cached?.version !== this.changes) {
       const entries: Entry[] = [];
       for (const id of candidates) {
         const record = this.records.get(id);
         if (record && predicate(record)) entries.push(template.entry(record));
       }
       entries.sort((a, b) => template.compare(a.values, a.id, b.values, b.id));
-      cached = { version: this.version, entries };
+      cached = { version: this.changes, entries };
       this.matchLists.put(key, cached);
     }
     const { entries } = cached;
@@ -302,7 +294,7 @@ export class PortfolioIndex {
 
   private total(key: string, predicate: Predicate, candidates: ReadonlySet<string> | null): number {
     const cached = this.totals.use(key);
-    if (cached?.version === this.version) return cached.total;
+    if (cached?.version === this.changes) return cached.total;
     let total = 0;
     if (candidates) {
       for (const id of candidates) {
@@ -312,7 +304,7 @@ export class PortfolioIndex {
     } else {
       for (const record of this.records.values()) if (predicate(record)) total++;
     }
-    this.totals.put(key, { version: this.version, total });
+    this.totals.put(key, { version: this.changes, total });
     return total;
   }
 

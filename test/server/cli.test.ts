@@ -44,6 +44,7 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       'PORTFOLIO_DATA_DIR',
       'PORTFOLIO_ADMIN_USERNAME',
       'PORTFOLIO_ADMIN_PASSWORD',
+      'PORTFOLIO_LIST_CACHE_MB',
     ])
       expect(cli.stdout()).toContain(text);
   });
@@ -55,6 +56,11 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       [['serve'], { PORTFOLIO_PORT: '70000' }, '--port must be 0..65535, not "70000"'],
       [['serve', '--bogus'], {}, "Unknown option '--bogus'"],
       [['launch'], {}, 'unknown command "launch"'],
+      [
+        ['serve'],
+        { PORTFOLIO_LIST_CACHE_MB: 'lots' },
+        'PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "lots"',
+      ],
     ];
     const runs = cases.map(([args, env]) => spawnCli([...args, '--data-dir', dataDir], env));
     for (const [index, cli] of runs.entries()) {
