@@ -6,8 +6,8 @@
  * json-server 0.17 over the same portfolios, prints our figures as ratios to those baselines and
  * writes bench/results/<date>-<size>.json. Ends with bench/upload.ts when it exists.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,15 +95,33 @@ function startProcess(command: string[], env: Record<string, string>, ready: Reg
   return { child, match, stop };
 }
 
-/** Our server exactly as users run it: server/cli.ts under tsx's loader, one process. */
-async function startOurs(dataDir: string): Promise<Server & { readyMs: number }> {
+/**
+ * Our server exactly as users run it: the last command of `npm run serve` (node with its flags
+ * and the built out/server/cli.js), read from package.json so the two cannot drift apart.
+ */
+const SERVE_COMMAND = (() => {
+  const scripts = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const words = scripts.serve!.split('&&').at(-1)!.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`unexpected serve script: ${scripts.serve}`);
+  return words.slice(1);
+})();
+
+async function startOurs(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Server & { readyMs: number }> {
   const started = performance.now();
   const { child, match, stop } = startProcess(
-    ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    [...SERVE_COMMAND, '--port', '0', '--data-dir', dataDir],
     {
       PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
       PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
       PORTFOLIO_LOG_LEVEL: 'warn',
+      ...env,
     },
     /API: +(http:\/\/\S+)\/api\/v1/,
   );
@@ -143,8 +161,10 @@ async function startJsonServer(dbFile: string, probePath: string): Promise<Serve
 }
 
 async function startHello(): Promise<Server> {
+  // The same node flags as our server, so the ceiling runs on the same heap settings.
+  const nodeFlags = SERVE_COMMAND.filter((word) => word.startsWith('--'));
   const { child, match, stop } = startProcess(
-    ['--import', 'tsx', 'bench/hello-server.ts'],
+    [...nodeFlags, '--import', 'tsx', 'bench/hello-server.ts'],
     {},
     /LISTENING (\S+)/,
   );
@@ -304,10 +324,19 @@ async function measureOurs(dataDir: string, detailId: string) {
   });
   const loadedMemory = await memoryOf(server.child.pid!);
   await server.stop();
+
+  // The list above is answered from the cache of serialized pages after its first request; the
+  // same list with the cache off measures the work behind every cache miss.
+  const uncachedServer = await startOurs(dataDir, { PORTFOLIO_LIST_CACHE_MB: '0' });
+  const listUncached = await load('list again, list cache off', uncachedServer.url + listPath, {
+    headers,
+  });
+  await uncachedServer.stop();
   return {
     coldStart: { listeningMs: server.readyMs, firstListMs: firstAnswerMs },
     memory: { idleRssMb: idleMemory?.rssMb ?? null, peakRssMb: loadedMemory?.peakMb ?? null },
     list,
+    listUncached,
     paging,
     detail,
     update,
@@ -367,6 +396,12 @@ const ratio = (a: number, b: number | undefined | null) => (b ? a / b : null);
 const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits));
 
 async function main(): Promise<void> {
+  // What `npm run serve` does before it starts the server: build it from the current sources.
+  const build = spawnSync('npm', ['run', 'build:server', '--silent'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) throw new Error('npm run build:server failed');
   const tmp = await mkdtemp(join(tmpdir(), 'portfolio-bench-'));
   try {
     console.log(
@@ -398,6 +433,8 @@ async function main(): Promise<void> {
     const ratios = {
       listVsHello: ratio(ours.list.rps, hello.rps),
       listVsJsonServer: ratio(ours.list.rps, jsonServer.list.rps),
+      listUncachedVsHello: ratio(ours.listUncached.rps, hello.rps),
+      listUncachedVsJsonServer: ratio(ours.listUncached.rps, jsonServer.list.rps),
       pagingVsJsonServer: ratio(ours.paging.pagesPerSecond, jsonServer.paging.pagesPerSecond),
       detailVsHello: ratio(ours.detail.rps, hello.rps),
       detailVsJsonServer: ratio(ours.detail.rps, jsonServer.detail.rps),
@@ -438,6 +475,15 @@ async function main(): Promise<void> {
         fmt(jsonServer.list.rps, 0),
         fmt(ratios.listVsHello),
         fmt(ratios.listVsJsonServer, 1),
+      ],
+      [
+        'list, cache off',
+        fmt(ours.listUncached.rps, 0),
+        `${ours.listUncached.p50}/${ours.listUncached.p99}`,
+        fmt(hello.rps, 0),
+        fmt(jsonServer.list.rps, 0),
+        fmt(ratios.listUncachedVsHello),
+        fmt(ratios.listUncachedVsJsonServer, 1),
       ],
       [
         'paging (pages/s)',

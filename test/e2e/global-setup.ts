@@ -57,7 +57,7 @@ function stop(child: ChildProcess): Promise<void> {
       resolve();
     });
     try {
-      // npx starts tsx, which starts node: signal the whole process group.
+      // The server runs detached in its own process group: signal all of it.
       process.kill(-child.pid, 'SIGTERM');
     } catch {
       resolve();
@@ -65,22 +65,25 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts `server/cli.ts serve` on a free port and a temporary data directory; returns the teardown. */
+/** Starts the built server (`out/server/cli.js serve`, as `npm run serve` does) on a free port and a temporary data directory; returns the teardown. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (!existsSync(join(repoRoot, 'out/renderer/index.html'))) {
     throw new Error(
       'The renderer is not built: run `npm run build:renderer` (or `npm run test:e2e`).',
     );
   }
+  if (!existsSync(join(repoRoot, 'out/server/cli.js'))) {
+    throw new Error('The server is not built: run `npm run build:server` (or `npm run test:e2e`).');
+  }
   const dataDir = await mkdtemp(join(tmpdir(), 'portfolio-e2e-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
   const child = spawn(
-    'npx',
+    process.execPath,
     [
-      'tsx',
-      'server/cli.ts',
+      '--enable-source-maps',
+      'out/server/cli.js',
       'serve',
       '--host',
       '127.0.0.1',
