@@ -1,7 +1,10 @@
-import sanitize from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type Sanitize from 'sanitize-html';
+
+const require = createRequire(import.meta.url);
 
 /** The allow-list for certificateDesc: simple formatting and safe links, nothing executable. */
-const OPTIONS: sanitize.IOptions = {
+const options = (sanitize: typeof Sanitize): Sanitize.IOptions => ({
   allowedTags: [
     'p',
     'br',
@@ -28,8 +31,15 @@ const OPTIONS: sanitize.IOptions = {
   transformTags: {
     a: sanitize.simpleTransform('a', { rel: 'noopener noreferrer', target: '_blank' }),
   },
-};
+});
+
+let loaded: { sanitize: typeof Sanitize; options: Sanitize.IOptions } | undefined;
 
 export function sanitizeHtml(html: string): string {
-  return sanitize(html, OPTIONS);
+  // Loaded on first use (it brings an HTML parser and PostCSS): starts do not wait for it.
+  if (!loaded) {
+    const sanitize = require('sanitize-html') as typeof Sanitize;
+    loaded = { sanitize, options: options(sanitize) };
+  }
+  return loaded.sanitize(html, loaded.options);
 }

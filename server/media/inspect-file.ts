@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fileTypeFromFile } from 'file-type';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { ApiError } from '../errors';
+import { loadSharp } from './load-sharp';
 
 export interface Received {
   md5: string;
@@ -125,6 +125,8 @@ export interface InspectOptions {
 /** Sniffs the type of the file at `path` and reads image dimensions from the header only. */
 export async function inspectFile(path: string, options: InspectOptions): Promise<Inspection> {
   if (options.size === 0) throw unsupported('The file is empty.');
+  // Imported on first use, like sharp: a start should not wait for the sniffers to load.
+  const { fileTypeFromFile } = await import('file-type');
   const sniffed = await fileTypeFromFile(path);
   const clientExt = extname(options.clientName).slice(1).toLowerCase();
   if (!sniffed) return inspectText(path, options.size, clientExt);
@@ -157,11 +159,11 @@ async function imageDimensions(
   path: string,
   maxPixels: number,
 ): Promise<{ width: number; height: number }> {
-  let metadata: sharp.Metadata;
+  let metadata: Sharp.Metadata;
   try {
     // Reading the header decodes no pixels; sharp's own limit would refuse the header of a big
     // image with a vague error, so it is off here and ours is applied below instead.
-    metadata = await sharp(path, { limitInputPixels: false }).metadata();
+    metadata = await loadSharp()(path, { limitInputPixels: false }).metadata();
   } catch {
     throw unsupported('The image is damaged or not readable.');
   }

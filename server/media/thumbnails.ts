@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { writeFileDurably } from '../storage/durable-file';
+import { loadSharp } from './load-sharp';
 
 /** The only widths made, so a client cannot fill the disk with one thumbnail per pixel. */
 import { THUMBNAIL_WIDTHS } from '../../shared';
@@ -50,7 +50,7 @@ export class Thumbnails {
   }
 
   private async render(sha256: string, width: ThumbnailWidth, path: string): Promise<string> {
-    const webp = await sharp(this.options.sourcePath(sha256), {
+    const webp = await loadSharp()(this.options.sourcePath(sha256), {
       limitInputPixels: this.options.maxPixels,
       // Animated images: the first frame is the thumbnail.
       pages: 1,

@@ -58,7 +58,8 @@ describe('packaging', () => {
   it('names the scripts the README documents', async () => {
     const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
     expect(pkg.main).toBe('out/main/index.js');
-    expect(pkg.scripts.build).toBe('electron-vite build');
+    // The desktop app (main, preload, renderer) and the headless server's build.
+    expect(pkg.scripts.build).toBe('electron-vite build && npm run build:server --silent');
     // The desktop commands fetch the Electron runtime first (npm 11 skips its install script).
     expect(pkg.scripts.start).toMatch(
       /^node scripts\/ensure-electron\.mjs && electron-vite preview$/,
