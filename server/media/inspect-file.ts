@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type Sharp from 'sharp';
 import { ApiError } from '../errors';
+import { StreamHash, type Hashes } from './hasher';
 import { loadSharp } from './load-sharp';
 
 export interface Received {
-  md5: string;
-  sha256: string;
   size: number;
+  /** md5 and sha256, from a worker thread; may settle after the file is written. */
+  hashes: Promise<Hashes>;
 }
 
 /**
@@ -61,20 +61,23 @@ const LEGACY_OFFICE: Record<string, string> = {
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
- * Streams `source` into a new file at `path` while computing md5, sha256 and size. Holds at most
- * two 1 MiB batches in memory; chunks are hashed while the thread pool writes the previous batch. More than
- * `maxBytes`: 413 (the caller removes the partial file). The file is not fsync'd here: that can
- * overlap with inspecting it (`BlobStore.flush`), and must be done before it is adopted.
+ * Streams `source` into a new file at `path` while its md5 and sha256 are computed in a worker
+ * thread (StreamHash) and its size counted. Holds at most two 1 MiB batches in memory besides
+ * what waits to be hashed. More than `maxBytes`: 413 (the caller removes the partial file). The
+ * file is not fsync'd here: that can overlap with inspecting it (`BlobStore.flush`), and must be
+ * done before it is adopted.
  */
 export async function receiveToFile(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   path: string,
   maxBytes: number,
 ): Promise<Received> {
-  const md5 = createHash('md5');
-  const sha256 = createHash('sha256');
+  const hash = StreamHash.start();
   let size = 0;
-  const handle = await open(path, 'wx', 0o600);
+  const handle = await open(path, 'wx', 0o600).catch((error: unknown) => {
+    hash.abort();
+    throw error;
+  });
   // Network chunks are small; writing them in batches saves a thread-pool round trip per chunk.
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
@@ -83,8 +86,7 @@ export async function receiveToFile(
     for await (const chunk of source) {
       size += chunk.byteLength;
       if (size > maxBytes) throw tooLarge(maxBytes);
-      md5.update(chunk);
-      sha256.update(chunk);
+      hash.update(chunk);
       batch.push(chunk);
       batchBytes += chunk.byteLength;
       if (batchBytes >= WRITE_BATCH_BYTES) {
@@ -96,11 +98,16 @@ export async function receiveToFile(
     }
     await writing;
     if (batch.length > 0) await handle.writev(batch);
+  } catch (error) {
+    hash.abort();
+    throw error;
   } finally {
     await writing.catch(() => {});
     await handle.close();
   }
-  return { md5: md5.digest('hex'), sha256: sha256.digest('hex'), size };
+  const hashes = hash.digest();
+  hashes.catch(() => {}); // awaited by the caller, unless inspection fails first
+  return { size, hashes };
 }
 
 export function tooLarge(maxBytes: number): ApiError {

@@ -182,7 +182,8 @@ export default async function fileRoutes(app: FastifyInstance) {
     let release: Release | undefined;
     let committed = false;
     try {
-      // The fsync runs in the thread pool while the file is inspected; both before adopting.
+      // The fsync (thread pool) and the last of the hashing (worker) run while the file is
+      // inspected; adopting needs both.
       const flushed = app.blobStore.flush(received.tempPath);
       flushed.catch(() => {}); // awaited below, unless inspection fails first
       const inspection = await inspectFile(received.tempPath, {
@@ -191,8 +192,8 @@ export default async function fileRoutes(app: FastifyInstance) {
         clientName: received.originalFilename,
       });
       assertAccepted(slot, inspection.kind, inspection.mimeType);
-      await flushed;
-      release = await app.blobStore.adopt(received.tempPath, received.sha256);
+      const [{ md5, sha256 }] = await Promise.all([received.hashes, flushed]);
+      release = await app.blobStore.adopt(received.tempPath, sha256);
 
       const current = editablePortfolio(request);
       assertRoom(current, slot, limits.filesPerList);
@@ -205,8 +206,8 @@ export default async function fileRoutes(app: FastifyInstance) {
         description: received.description,
         createdTime: now,
         modifiedTime: now,
-        md5Checksum: received.md5,
-        sha256: received.sha256,
+        md5Checksum: md5,
+        sha256,
         size: received.size,
         dimention: inspection.dimention,
       };
@@ -218,7 +219,7 @@ export default async function fileRoutes(app: FastifyInstance) {
     } finally {
       release?.();
       if (!release) await unlink(received.tempPath).catch(() => {});
-      else if (!committed) app.blobStore.collect([received.sha256]);
+      else if (!committed) app.blobStore.collect([(await received.hashes).sha256]);
     }
   }
 

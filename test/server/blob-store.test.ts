@@ -30,7 +30,8 @@ describe('BlobStore', () => {
 
   async function put(store: BlobStore, bytes: Buffer) {
     const temp = store.tempPath();
-    const received = await receiveToFile([bytes], temp, 1024 * 1024);
+    const { size, hashes } = await receiveToFile([bytes], temp, 1024 * 1024);
+    const received = { size, ...(await hashes) };
     await store.flush(temp);
     return { received, release: await store.adopt(temp, received.sha256) };
   }
@@ -112,9 +113,9 @@ describe('crash between blob and record', () => {
     // nothing refers to, a thumbnail of it, and another upload's temp file cut short.
     const orphanBytes = await fixtures.jpeg();
     const temp = server.app.blobStore.tempPath();
-    const received = await receiveToFile([orphanBytes], temp, 1024 * 1024);
-    await server.app.blobStore.adopt(temp, received.sha256); // never released, never committed
-    await writeFile(join(server.dataDir, 'thumbnails', `${received.sha256}-64.webp`), 'x');
+    const orphan = await (await receiveToFile([orphanBytes], temp, 1024 * 1024)).hashes;
+    await server.app.blobStore.adopt(temp, orphan.sha256); // never released, never committed
+    await writeFile(join(server.dataDir, 'thumbnails', `${orphan.sha256}-64.webp`), 'x');
     const dataDir = server.dataDir;
     await server.stop();
     await writeFile(join(dataDir, 'blobs', 'tmp', 'cut-short.part'), 'partial');

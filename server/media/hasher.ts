@@ -1,0 +1,138 @@
+import { Worker } from 'node:worker_threads';
+
+export interface Hashes {
+  md5: string;
+  sha256: string;
+}
+
+/**
+ * The worker's whole program (CommonJS, run with `eval`, so the server build needs no second
+ * entry file). One md5 and one sha256 per upload in progress, keyed by id.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const jobs = new Map();
+const job = (id) => {
+  let found = jobs.get(id);
+  if (!found) jobs.set(id, (found = { md5: createHash('md5'), sha256: createHash('sha256') }));
+  return found;
+};
+parentPort.on('message', (message) => {
+  if (message.type === 'data') {
+    const hashes = job(message.id);
+    hashes.md5.update(message.bytes);
+    hashes.sha256.update(message.bytes);
+  } else if (message.type === 'end') {
+    const hashes = job(message.id);
+    jobs.delete(message.id);
+    parentPort.postMessage({ id: message.id, md5: hashes.md5.digest('hex'), sha256: hashes.sha256.digest('hex') });
+  } else if (message.type === 'abort') {
+    jobs.delete(message.id);
+  }
+});
+`;
+
+/** Bytes sent to the worker at a time: few messages, and little left to hash at the end. */
+const SEND_BYTES = 256 * 1024;
+
+let shared: HashWorker | null = null;
+
+/**
+ * md5 and sha256 of an upload, computed in a worker thread while the main thread goes on
+ * receiving, parsing and writing (hashing was half of an upload's time on the main thread). The
+ * digests are needed only when the blob is adopted, after the file has been inspected, so what
+ * is left to hash when the last byte arrives overlaps the inspection too.
+ */
+export class StreamHash {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private ended = false;
+
+  private constructor(
+    private readonly worker: HashWorker,
+    private readonly id: number,
+  ) {}
+
+  static start(): StreamHash {
+    shared ??= new HashWorker((gone) => {
+      if (shared === gone) shared = null; // the next upload starts a new worker
+    });
+    return new StreamHash(shared, shared.nextId());
+  }
+
+  update(chunk: Uint8Array): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.byteLength;
+    if (this.pendingBytes >= SEND_BYTES) this.send();
+  }
+
+  /** The digests of everything passed to `update`. */
+  digest(): Promise<Hashes> {
+    this.send();
+    this.ended = true;
+    return this.worker.end(this.id);
+  }
+
+  /** Forgets this upload (it failed); a no-op after `digest`. */
+  abort(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.worker.post({ type: 'abort', id: this.id });
+  }
+
+  private send(): void {
+    if (this.pendingBytes === 0) return;
+    // One fresh buffer of exactly these bytes, handed over without a copy. (A chunk is often a
+    // view into a larger buffer, all of which would be copied.)
+    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    const transferable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    this.worker.post(
+      { type: 'data', id: this.id, bytes },
+      transferable ? [bytes.buffer as ArrayBuffer] : [],
+    );
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+class HashWorker {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (hashes: Hashes) => void; reject: (error: Error) => void }
+  >();
+  private ids = 0;
+
+  constructor(onGone: (worker: HashWorker) => void) {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true });
+    this.worker.unref(); // never what keeps the process alive
+    this.worker.on('message', (message: Hashes & { id: number }) => {
+      const waiter = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      waiter?.resolve({ md5: message.md5, sha256: message.sha256 });
+    });
+    const fail = (error: Error) => {
+      onGone(this);
+      for (const waiter of this.waiting.values()) waiter.reject(error);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`The hashing worker exited (${code})`)));
+  }
+
+  nextId(): number {
+    return ++this.ids;
+  }
+
+  post(message: unknown, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  end(id: number): Promise<Hashes> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.post({ type: 'end', id });
+    });
+  }
+}

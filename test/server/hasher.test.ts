@@ -1,0 +1,40 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { StreamHash } from '../../server/media/hasher';
+
+const expected = (bytes: Buffer) => ({
+  md5: createHash('md5').update(bytes).digest('hex'),
+  sha256: createHash('sha256').update(bytes).digest('hex'),
+});
+
+describe('StreamHash (md5 and sha256 in a worker thread)', () => {
+  it('hashes chunks of any size, views into larger buffers included, like one pass would', async () => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const hash = StreamHash.start();
+    // Uneven chunks, each a view into the same large buffer (as network chunks often are).
+    for (let at = 0, size = 1; at < bytes.length; at += size, size = (size * 7) % 200_000 || 1)
+      hash.update(bytes.subarray(at, Math.min(bytes.length, at + size)));
+    expect(await hash.digest()).toEqual(expected(bytes));
+    // Handing bytes to the worker must not detach or change the caller's buffer.
+    expect(bytes.length).toBe(3 * 1024 * 1024 + 17);
+  });
+
+  it('keeps concurrent uploads apart, and hashes an empty one', async () => {
+    const inputs = [randomBytes(500_000), randomBytes(10), Buffer.alloc(0)];
+    const hashes = inputs.map(() => StreamHash.start());
+    for (let at = 0; at < 500_000; at += 1000)
+      inputs.forEach((bytes, index) => hashes[index]!.update(bytes.subarray(at, at + 1000)));
+    const digests = await Promise.all(hashes.map((hash) => hash.digest()));
+    expect(digests).toEqual(inputs.map(expected));
+  });
+
+  it('forgets an aborted upload without disturbing the next', async () => {
+    const aborted = StreamHash.start();
+    aborted.update(randomBytes(300_000));
+    aborted.abort();
+    const bytes = randomBytes(1000);
+    const next = StreamHash.start();
+    next.update(bytes);
+    expect(await next.digest()).toEqual(expected(bytes));
+  });
+});
