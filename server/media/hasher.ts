@@ -58,7 +58,7 @@ export class StreamHash {
     shared ??= new HashWorker((gone) => {
       if (shared === gone) shared = null; // the next upload starts a new worker
     });
-    return new StreamHash(shared, shared.nextId());
+    return new StreamHash(shared, shared.begin());
   }
 
   update(chunk: Uint8Array): void {
@@ -79,6 +79,7 @@ export class StreamHash {
     if (this.ended) return;
     this.ended = true;
     this.worker.post({ type: 'abort', id: this.id });
+    this.worker.finish();
   }
 
   private send(): void {
@@ -103,10 +104,12 @@ class HashWorker {
     { resolve: (hashes: Hashes) => void; reject: (error: Error) => void }
   >();
   private ids = 0;
+  private active = 0;
 
   constructor(onGone: (worker: HashWorker) => void) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true });
-    this.worker.unref(); // never what keeps the process alive
+    // No inherited flags: the parent's loaders (tsx in development) and heap settings are not
+    // needed to hash, and --input-type=module would make the CommonJS source fail.
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
     this.worker.on('message', (message: Hashes & { id: number }) => {
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);
@@ -119,10 +122,19 @@ class HashWorker {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`The hashing worker exited (${code})`)));
+    // Alive only while an upload is being hashed (see begin). After the listeners: adding one
+    // refs the port again.
+    this.worker.unref();
   }
 
-  nextId(): number {
+  /** A new upload's id; the worker keeps the process alive until every upload has finished. */
+  begin(): number {
+    if (this.active++ === 0) this.worker.ref();
     return ++this.ids;
+  }
+
+  finish(): void {
+    if (--this.active === 0) this.worker.unref();
   }
 
   post(message: unknown, transfer: ArrayBuffer[] = []): void {
@@ -130,9 +142,10 @@ class HashWorker {
   }
 
   end(id: number): Promise<Hashes> {
-    return new Promise((resolve, reject) => {
+    const hashes = new Promise<Hashes>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.post({ type: 'end', id });
     });
+    return hashes.finally(() => this.finish());
   }
 }

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StreamHash } from '../../server/media/hasher';
 
@@ -37,4 +39,22 @@ describe('StreamHash (md5 and sha256 in a worker thread)', () => {
     next.update(bytes);
     expect(await next.digest()).toEqual(expected(bytes));
   });
+
+  it('does not keep a process alive once its work is done', () => {
+    const script =
+      "import { StreamHash } from './server/media/hasher.ts';" +
+      "const hash = StreamHash.start(); hash.update(Buffer.from('x'));" +
+      'console.log((await hash.digest()).md5);';
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        timeout: 20_000,
+        encoding: 'utf8',
+      },
+    );
+    expect(run.signal, 'still running after 20 s').toBeNull();
+    expect(run.stdout.trim()).toBe(expected(Buffer.from('x')).md5);
+  }, 30_000);
 });
