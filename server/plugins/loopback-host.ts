@@ -23,10 +23,12 @@ export function isLoopbackHostName(name: string): boolean {
  */
 export default fp(
   async function loopbackHost(app: FastifyInstance, options: { enabled: () => boolean }) {
-    app.addHook('onRequest', async (request) => {
+    // Callback style: it runs on every request, and an async hook costs a promise more.
+    app.addHook('onRequest', (request, _reply, done) => {
       if (options.enabled() && !isLoopbackHostName(hostName(request.headers.host))) {
-        throw new ApiError('HOST_NOT_ALLOWED');
+        return done(new ApiError('HOST_NOT_ALLOWED'));
       }
+      done();
     });
   },
   { name: 'loopback-host' },
