@@ -39,6 +39,14 @@ const SEND_BYTES = 256 * 1024;
 let shared: HashWorker | null = null;
 
 /**
+ * Stops the hashing worker (a new one starts with the next upload). Uploads being hashed fail.
+ * Nothing needs it to exit, since an idle worker never keeps the process alive.
+ */
+export async function stopHashWorker(): Promise<void> {
+  await shared?.terminate();
+}
+
+/**
  * md5 and sha256 of an upload, computed in a worker thread while the main thread goes on
  * receiving, parsing and writing (hashing was half of an upload's time on the main thread). The
  * digests are needed only when the blob is adopted, after the file has been inspected, so what
@@ -105,6 +113,8 @@ class HashWorker {
   >();
   private ids = 0;
   private active = 0;
+  /** Set once the worker has failed or exited: an upload still streaming to it must fail too. */
+  private gone: Error | null = null;
 
   constructor(onGone: (worker: HashWorker) => void) {
     // No inherited flags: the parent's loaders (tsx in development) and heap settings are not
@@ -116,6 +126,7 @@ class HashWorker {
       waiter?.resolve({ md5: message.md5, sha256: message.sha256 });
     });
     const fail = (error: Error) => {
+      this.gone ??= error;
       onGone(this);
       for (const waiter of this.waiting.values()) waiter.reject(error);
       this.waiting.clear();
@@ -137,12 +148,17 @@ class HashWorker {
     if (--this.active === 0) this.worker.unref();
   }
 
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
   post(message: unknown, transfer: ArrayBuffer[] = []): void {
     this.worker.postMessage(message, transfer);
   }
 
   end(id: number): Promise<Hashes> {
     const hashes = new Promise<Hashes>((resolve, reject) => {
+      if (this.gone) return reject(this.gone);
       this.waiting.set(id, { resolve, reject });
       this.post({ type: 'end', id });
     });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { StreamHash } from '../../server/media/hasher';
+import { stopHashWorker, StreamHash } from '../../server/media/hasher';
 
 const expected = (bytes: Buffer) => ({
   md5: createHash('md5').update(bytes).digest('hex'),
@@ -34,6 +34,17 @@ describe('StreamHash (md5 and sha256 in a worker thread)', () => {
     const aborted = StreamHash.start();
     aborted.update(randomBytes(300_000));
     aborted.abort();
+    const bytes = randomBytes(1000);
+    const next = StreamHash.start();
+    next.update(bytes);
+    expect(await next.digest()).toEqual(expected(bytes));
+  });
+
+  it('fails the uploads in progress when the worker is gone, and starts a new one for the next', async () => {
+    const cut = StreamHash.start();
+    cut.update(randomBytes(1000));
+    await stopHashWorker();
+    await expect(cut.digest()).rejects.toThrow(/hashing worker exited/);
     const bytes = randomBytes(1000);
     const next = StreamHash.start();
     next.update(bytes);
