@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type Sanitize from 'sanitize-html';
 
-const require = createRequire(import.meta.url);
+const requireCjs = createRequire(import.meta.url);
 
 /** The allow-list for certificateDesc: simple formatting and safe links, nothing executable. */
 const options = (sanitize: typeof Sanitize): Sanitize.IOptions => ({
@@ -38,7 +38,7 @@ let loaded: { sanitize: typeof Sanitize; options: Sanitize.IOptions } | undefine
 export function sanitizeHtml(html: string): string {
   // Loaded on first use (it brings an HTML parser and PostCSS): starts do not wait for it.
   if (!loaded) {
-    const sanitize = require('sanitize-html') as typeof Sanitize;
+    const sanitize = requireCjs('sanitize-html') as typeof Sanitize;
     loaded = { sanitize, options: options(sanitize) };
   }
   return loaded.sanitize(html, loaded.options);

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type Sharp from 'sharp';
 
-const require = createRequire(import.meta.url);
+const requireCjs = createRequire(import.meta.url);
 let sharp: typeof Sharp | undefined;
 
 /**
@@ -9,5 +9,5 @@ let sharp: typeof Sharp | undefined;
  * answers lists and details first) should not wait for it.
  */
 export function loadSharp(): typeof Sharp {
-  return (sharp ??= require('sharp') as typeof Sharp);
+  return (sharp ??= requireCjs('sharp') as typeof Sharp);
 }

@@ -58,8 +58,11 @@ describe('packaging', () => {
   it('names the scripts the README documents', async () => {
     const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
     expect(pkg.main).toBe('out/main/index.js');
-    // The desktop app (main, preload, renderer) and the headless server's build.
-    expect(pkg.scripts.build).toBe('electron-vite build && npm run build:server --silent');
+    // The desktop app (main, preload, renderer) and the headless server's build; both bundles
+    // are parsed once built (a name clash only shows in the bundle: Electron would die at launch).
+    expect(pkg.scripts.build).toBe(
+      'electron-vite build && npm run build:server --silent && node --check out/main/index.js && node --check out/server/cli.js',
+    );
     // The desktop commands fetch the Electron runtime first (npm 11 skips its install script).
     expect(pkg.scripts.start).toMatch(
       /^node scripts\/ensure-electron\.mjs && electron-vite preview$/,
