@@ -84,7 +84,10 @@ type Serialize = (response: ListResponse) => string;
 function serializers() {
   const compiled = new Lru<Serialize>(32);
   return (reply: FastifyReply, fields: FieldTree): Serialize => {
-    const keys = Object.keys(fields).sort() as Array<keyof typeof ListItemSchema.properties>;
+    // In the schema's order, as the route's own serializer writes them.
+    const keys = Object.keys(ListItemSchema.properties).filter((name) => name in fields) as Array<
+      keyof typeof ListItemSchema.properties
+    >;
     const key = keys.join(',');
     let serialize = compiled.use(key);
     if (serialize === undefined) {

@@ -59,6 +59,16 @@ describe.each([
     expect((await titles()).total).toBe(2);
   });
 
+  it('writes the keys in the documented order, whatever order field names them in', async () => {
+    const response = await fetch(
+      `${server.url}/api/v1/portfolio?field=revision,cover.fileId,portfolioId&pageSize=1`,
+      { headers: { authorization: server.adminSession } },
+    );
+    expect(await response.text()).toMatch(
+      /^\{"lists":\[\{"portfolioId":"[^"]+","cover":(null|\{"fileId":"[^"]+"\}),"revision":\d+\}\],"result":1,/,
+    );
+  });
+
   it('shows a new cover right after the upload', async () => {
     const id = (await titles()).lists[0]!.portfolioId;
     expect((await titles()).lists[0]!.cover).toBeNull();
