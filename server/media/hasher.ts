@@ -7,7 +7,8 @@ export interface Hashes {
 
 /**
  * The worker's whole program (CommonJS, run with `eval`, so the server build needs no second
- * entry file). One md5 and one sha256 per upload in progress, keyed by id.
+ * entry file). One md5 and one sha256 per upload in progress, keyed by id; each block of bytes
+ * is acknowledged once hashed, so the sender knows how much is still queued.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -23,18 +24,27 @@ parentPort.on('message', (message) => {
     const hashes = job(message.id);
     hashes.md5.update(message.bytes);
     hashes.sha256.update(message.bytes);
+    parentPort.postMessage({ type: 'hashed', id: message.id, bytes: message.bytes.byteLength });
   } else if (message.type === 'end') {
     const hashes = job(message.id);
     jobs.delete(message.id);
-    parentPort.postMessage({ id: message.id, md5: hashes.md5.digest('hex'), sha256: hashes.sha256.digest('hex') });
+    parentPort.postMessage({ type: 'digest', id: message.id, md5: hashes.md5.digest('hex'), sha256: hashes.sha256.digest('hex') });
   } else if (message.type === 'abort') {
     jobs.delete(message.id);
   }
 });
 `;
 
+type FromWorker =
+  { type: 'hashed'; id: number; bytes: number } | ({ type: 'digest'; id: number } & Hashes);
+
 /** Bytes sent to the worker at a time: few messages, and little left to hash at the end. */
 const SEND_BYTES = 256 * 1024;
+/**
+ * Bytes of one upload sent but not yet hashed before its receiver waits: memory stays bounded
+ * when bytes arrive faster than they are hashed (fast links, many uploads at once).
+ */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 let shared: HashWorker | null = null;
 
@@ -55,6 +65,8 @@ export async function stopHashWorker(): Promise<void> {
 export class StreamHash {
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
+  private queuedBytes = 0;
+  private drained: { resolve: () => void; reject: (error: Error) => void } | null = null;
   private ended = false;
 
   private constructor(
@@ -66,28 +78,50 @@ export class StreamHash {
     shared ??= new HashWorker((gone) => {
       if (shared === gone) shared = null; // the next upload starts a new worker
     });
-    return new StreamHash(shared, shared.begin());
+    const worker = shared;
+    return worker.begin((id) => new StreamHash(worker, id));
   }
 
-  update(chunk: Uint8Array): void {
+  /**
+   * Adds bytes. Returns a promise when too much is already waiting to be hashed: wait for it
+   * before passing more (it rejects if the worker is gone).
+   */
+  update(chunk: Uint8Array): Promise<void> | undefined {
     this.pending.push(chunk);
     this.pendingBytes += chunk.byteLength;
     if (this.pendingBytes >= SEND_BYTES) this.send();
+    if (this.queuedBytes <= MAX_QUEUED_BYTES) return undefined;
+    return new Promise((resolve, reject) => (this.drained = { resolve, reject }));
   }
 
   /** The digests of everything passed to `update`. */
   digest(): Promise<Hashes> {
+    if (this.ended) return Promise.reject(new Error('This upload was already ended'));
     this.send();
     this.ended = true;
     return this.worker.end(this.id);
   }
 
-  /** Forgets this upload (it failed); a no-op after `digest`. */
+  /** Forgets this upload (it failed); a no-op once ended. */
   abort(): void {
     if (this.ended) return;
     this.ended = true;
-    this.worker.post({ type: 'abort', id: this.id });
-    this.worker.finish();
+    this.worker.cancel(this.id);
+  }
+
+  /** From the worker: `bytes` more are hashed. */
+  hashed(bytes: number): void {
+    this.queuedBytes -= bytes;
+    if (this.drained && this.queuedBytes <= MAX_QUEUED_BYTES / 2) {
+      this.drained.resolve();
+      this.drained = null;
+    }
+  }
+
+  /** From the worker: it is gone; a receiver waiting to send more must stop. */
+  failed(error: Error): void {
+    this.drained?.reject(error);
+    this.drained = null;
   }
 
   private send(): void {
@@ -100,6 +134,7 @@ export class StreamHash {
       { type: 'data', id: this.id, bytes },
       transferable ? [bytes.buffer as ArrayBuffer] : [],
     );
+    this.queuedBytes += this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
   }
@@ -107,12 +142,13 @@ export class StreamHash {
 
 class HashWorker {
   private readonly worker: Worker;
+  /** Uploads begun and not yet ended, by id; the worker keeps the process alive while any is. */
+  private readonly streams = new Map<number, StreamHash>();
   private readonly waiting = new Map<
     number,
     { resolve: (hashes: Hashes) => void; reject: (error: Error) => void }
   >();
   private ids = 0;
-  private active = 0;
   /** Set once the worker has failed or exited: an upload still streaming to it must fail too. */
   private gone: Error | null = null;
 
@@ -120,7 +156,8 @@ class HashWorker {
     // No inherited flags: the parent's loaders (tsx in development) and heap settings are not
     // needed to hash, and --input-type=module would make the CommonJS source fail.
     this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
-    this.worker.on('message', (message: Hashes & { id: number }) => {
+    this.worker.on('message', (message: FromWorker) => {
+      if (message.type === 'hashed') return this.streams.get(message.id)?.hashed(message.bytes);
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       waiter?.resolve({ md5: message.md5, sha256: message.sha256 });
@@ -128,6 +165,7 @@ class HashWorker {
     const fail = (error: Error) => {
       this.gone ??= error;
       onGone(this);
+      for (const stream of this.streams.values()) stream.failed(error);
       for (const waiter of this.waiting.values()) waiter.reject(error);
       this.waiting.clear();
     };
@@ -138,14 +176,12 @@ class HashWorker {
     this.worker.unref();
   }
 
-  /** A new upload's id; the worker keeps the process alive until every upload has finished. */
-  begin(): number {
-    if (this.active++ === 0) this.worker.ref();
-    return ++this.ids;
-  }
-
-  finish(): void {
-    if (--this.active === 0) this.worker.unref();
+  begin(make: (id: number) => StreamHash): StreamHash {
+    const id = ++this.ids;
+    const stream = make(id);
+    if (this.streams.size === 0) this.worker.ref();
+    this.streams.set(id, stream);
+    return stream;
   }
 
   async terminate(): Promise<void> {
@@ -153,7 +189,7 @@ class HashWorker {
   }
 
   post(message: unknown, transfer: ArrayBuffer[] = []): void {
-    this.worker.postMessage(message, transfer);
+    if (!this.gone) this.worker.postMessage(message, transfer);
   }
 
   end(id: number): Promise<Hashes> {
@@ -162,6 +198,18 @@ class HashWorker {
       this.waiting.set(id, { resolve, reject });
       this.post({ type: 'end', id });
     });
-    return hashes.finally(() => this.finish());
+    return hashes.finally(() => this.forget(id));
+  }
+
+  cancel(id: number): void {
+    try {
+      this.post({ type: 'abort', id });
+    } finally {
+      this.forget(id);
+    }
+  }
+
+  private forget(id: number): void {
+    if (this.streams.delete(id) && this.streams.size === 0) this.worker.unref();
   }
 }

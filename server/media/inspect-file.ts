@@ -63,7 +63,7 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 /**
  * Streams `source` into a new file at `path` while its md5 and sha256 are computed in a worker
  * thread (StreamHash) and its size counted. Holds at most two 1 MiB batches in memory besides
- * what waits to be hashed. More than `maxBytes`: 413 (the caller removes the partial file). The
+ * the few MiB waiting to be hashed (reading pauses beyond that). More than `maxBytes`: 413 (the caller removes the partial file). The
  * file is not fsync'd here: that can overlap with inspecting it (`BlobStore.flush`), and must be
  * done before it is adopted.
  */
@@ -73,41 +73,41 @@ export async function receiveToFile(
   maxBytes: number,
 ): Promise<Received> {
   const hash = StreamHash.start();
-  let size = 0;
-  const handle = await open(path, 'wx', 0o600).catch((error: unknown) => {
-    hash.abort();
-    throw error;
-  });
-  // Network chunks are small; writing them in batches saves a thread-pool round trip per chunk.
-  let batch: Uint8Array[] = [];
-  let batchBytes = 0;
-  let writing: Promise<unknown> = Promise.resolve();
+  let hashes: Promise<Hashes> | undefined;
   try {
-    for await (const chunk of source) {
-      size += chunk.byteLength;
-      if (size > maxBytes) throw tooLarge(maxBytes);
-      hash.update(chunk);
-      batch.push(chunk);
-      batchBytes += chunk.byteLength;
-      if (batchBytes >= WRITE_BATCH_BYTES) {
-        await writing; // at most one batch in flight and one filling: bounded memory
-        writing = handle.writev(batch);
-        batch = [];
-        batchBytes = 0;
+    let size = 0;
+    const handle = await open(path, 'wx', 0o600);
+    // Network chunks are small; writing them in batches saves a thread-pool round trip per chunk.
+    let batch: Uint8Array[] = [];
+    let batchBytes = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    try {
+      for await (const chunk of source) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw tooLarge(maxBytes);
+        const hashingBehind = hash.update(chunk);
+        batch.push(chunk);
+        batchBytes += chunk.byteLength;
+        if (batchBytes >= WRITE_BATCH_BYTES) {
+          await writing; // at most one batch in flight and one filling: bounded memory
+          writing = handle.writev(batch);
+          batch = [];
+          batchBytes = 0;
+        }
+        if (hashingBehind) await hashingBehind;
       }
+      await writing;
+      if (batch.length > 0) await handle.writev(batch);
+    } finally {
+      await writing.catch(() => {});
+      await handle.close();
     }
-    await writing;
-    if (batch.length > 0) await handle.writev(batch);
-  } catch (error) {
-    hash.abort();
-    throw error;
+    hashes = hash.digest();
+    hashes.catch(() => {}); // awaited by the caller, unless inspection fails first
+    return { size, hashes };
   } finally {
-    await writing.catch(() => {});
-    await handle.close();
+    if (!hashes) hash.abort(); // failed before the digest: the worker forgets this upload
   }
-  const hashes = hash.digest();
-  hashes.catch(() => {}); // awaited by the caller, unless inspection fails first
-  return { size, hashes };
 }
 
 export function tooLarge(maxBytes: number): ApiError {

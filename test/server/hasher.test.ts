@@ -21,6 +21,21 @@ describe('StreamHash (md5 and sha256 in a worker thread)', () => {
     expect(bytes.length).toBe(3 * 1024 * 1024 + 17);
   });
 
+  it('asks its sender to wait while several MiB are queued, and lets it go on once hashed', async () => {
+    const bytes = randomBytes(12 * 1024 * 1024);
+    const hash = StreamHash.start();
+    let waits = 0;
+    for (let at = 0; at < bytes.length; at += 64 * 1024) {
+      const behind = hash.update(bytes.subarray(at, at + 64 * 1024));
+      if (behind) {
+        waits++;
+        await behind;
+      }
+    }
+    expect(waits).toBeGreaterThan(0); // 12 MiB sent at once is more than may be queued
+    expect(await hash.digest()).toEqual(expected(bytes));
+  });
+
   it('keeps concurrent uploads apart, and hashes an empty one', async () => {
     const inputs = [randomBytes(500_000), randomBytes(10), Buffer.alloc(0)];
     const hashes = inputs.map(() => StreamHash.start());
