@@ -146,6 +146,36 @@ export function canonicalFilter(filter: Filter): string {
 }
 
 /**
+ * What a list query is about, besides paging: its order, filter and the caller's visibility, with
+ * their canonical texts made once per request for the indexes, caches and page tokens that key
+ * on them.
+ */
+export interface ListScope {
+  order: readonly OrderTerm[];
+  filter: Filter;
+  /** Viewers: only published and active portfolios exist for them. */
+  visibleOnly: boolean;
+  /** canonicalOrder(order) */
+  orderKey: string;
+  /** canonicalFilter(filter) */
+  filterKey: string;
+}
+
+export function listScope(
+  order: readonly OrderTerm[],
+  filter: Filter,
+  visibleOnly: boolean,
+): ListScope {
+  return {
+    order,
+    filter,
+    visibleOnly,
+    orderKey: canonicalOrder(order),
+    filterKey: canonicalFilter(filter),
+  };
+}
+
+/**
  * Field selection as a tree: `true` takes the whole value, a nested tree takes those parts of an
  * object (a `null` stays `null`).
  */

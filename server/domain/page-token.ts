@@ -3,18 +3,14 @@ import { ApiError } from '../errors';
 import { Lru } from '../repositories/lru';
 import type { Cursor, SortValue } from '../repositories/portfolio-index';
 import type { Store } from '../storage/store';
-import { canonicalFilter, canonicalOrder, type Filter, type OrderTerm } from './list-query';
+import type { ListScope } from './list-query';
 
 const SECRET_KEY = 'pageTokenSecret';
 const TOKEN_VERSION = 1;
 const MAC_BYTES = 16;
 
 /** What a token is bound to: the same orderBy, filter and visibility must come back with it. */
-export interface TokenScope {
-  order: readonly OrderTerm[];
-  filter: Filter;
-  visibleOnly: boolean;
-}
+export type TokenScope = Pick<ListScope, 'order' | 'orderKey' | 'filterKey' | 'visibleOnly'>;
 
 interface Payload {
   v: number;
@@ -28,11 +24,7 @@ interface Payload {
 const scopeHashes = new Lru<string>(256);
 
 function scopeHash(scope: TokenScope): string {
-  const text = [
-    canonicalOrder(scope.order),
-    canonicalFilter(scope.filter),
-    scope.visibleOnly ? 'viewer' : 'staff',
-  ].join('\n');
+  const text = `${scope.orderKey}\n${scope.filterKey}\n${scope.visibleOnly ? 'viewer' : 'staff'}`;
   let hash = scopeHashes.use(text);
   if (hash === undefined) {
     hash = createHash('sha256').update(text).digest('base64url').slice(0, 16);

@@ -1,5 +1,5 @@
 import type { FilterKey, OrderKey, PortfolioRecord } from '../../shared';
-import { canonicalFilter, canonicalOrder, type Filter, type OrderTerm } from '../domain/list-query';
+import type { Filter, ListScope, OrderTerm } from '../domain/list-query';
 import type { Store } from '../storage/store';
 import { Lru } from './lru';
 
@@ -10,11 +10,7 @@ export interface Cursor {
   id: string;
 }
 
-export interface ListRequest {
-  order: readonly OrderTerm[];
-  filter: Filter;
-  /** Viewers: only published and active portfolios exist for them. */
-  visibleOnly: boolean;
+export interface ListRequest extends ListScope {
   /** Start strictly after this position (the previous page's last item). */
   after: Cursor | null;
   limit: number;
@@ -220,7 +216,7 @@ export class PortfolioIndex {
 
   query(request: ListRequest): ListPage {
     const predicate = compilePredicate(request.filter, request.visibleOnly);
-    const resultKey = `${request.visibleOnly ? 'v' : 's'}|${canonicalFilter(request.filter)}`;
+    const resultKey = `${request.visibleOnly ? 'v' : 's'}|${request.filterKey}`;
     const candidates = this.narrowestCandidates(request.filter);
     if (candidates && candidates.size === 0) return { items: [], total: 0, next: null };
 
@@ -232,7 +228,7 @@ export class PortfolioIndex {
     if (candidates && sortCost < walkCost) {
       return this.pageFromCandidates(request, candidates, predicate, resultKey);
     }
-    const index = this.sortedIndex(request.order);
+    const index = this.sortedIndex(request.order, request.orderKey);
     const page = this.walk(index, request, predicate);
     return { ...page, total: this.total(resultKey, predicate, candidates) };
   }
@@ -258,7 +254,7 @@ export class PortfolioIndex {
     predicate: Predicate,
     resultKey: string,
   ): ListPage {
-    const key = `${canonicalOrder(request.order)}|${resultKey}`;
+    const key = `${request.orderKey}|${resultKey}`;
     let cached = this.matchLists.use(key);
     const template = new SortedIndex(request.order, []);
     if (cached?.version !== this.changes) {
@@ -335,8 +331,7 @@ export class PortfolioIndex {
     return map;
   }
 
-  private sortedIndex(order: readonly OrderTerm[]): SortedIndex {
-    const key = canonicalOrder(order);
+  private sortedIndex(order: readonly OrderTerm[], key: string): SortedIndex {
     let index = this.sorted.use(key);
     if (!index) {
       index = new SortedIndex(order, this.records.values());

@@ -15,6 +15,7 @@ import {
 import {
   fieldTreeOf,
   fileDataReader,
+  listScope,
   pageSizeOf,
   parseFields,
   parseFilter,
@@ -138,11 +139,11 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       if (cached !== undefined) return cached;
 
       const query = request.query;
-      const scope = {
-        order: parseOrderBy(query.orderBy),
-        filter: parseFilter(query.filter, user.role),
+      const scope = listScope(
+        parseOrderBy(query.orderBy),
+        parseFilter(query.filter, user.role),
         visibleOnly,
-      };
+      );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
       const page = index.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
