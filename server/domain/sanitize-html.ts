@@ -1,7 +1,8 @@
-import { createRequire } from 'node:module';
 import type Sanitize from 'sanitize-html';
+import { lazyRequire } from '../lazy-require';
 
-const requireCjs = createRequire(import.meta.url);
+/** Loaded on first use: it brings an HTML parser and PostCSS. */
+const loadSanitize = lazyRequire<typeof Sanitize>('sanitize-html');
 
 /** The allow-list for certificateDesc: simple formatting and safe links, nothing executable. */
 const options = (sanitize: typeof Sanitize): Sanitize.IOptions => ({
@@ -33,13 +34,9 @@ const options = (sanitize: typeof Sanitize): Sanitize.IOptions => ({
   },
 });
 
-let loaded: { sanitize: typeof Sanitize; options: Sanitize.IOptions } | undefined;
+let allowList: Sanitize.IOptions | undefined;
 
 export function sanitizeHtml(html: string): string {
-  // Loaded on first use (it brings an HTML parser and PostCSS): starts do not wait for it.
-  if (!loaded) {
-    const sanitize = requireCjs('sanitize-html') as typeof Sanitize;
-    loaded = { sanitize, options: options(sanitize) };
-  }
-  return loaded.sanitize(html, loaded.options);
+  const sanitize = loadSanitize();
+  return sanitize(html, (allowList ??= options(sanitize)));
 }
