@@ -1,96 +1,134 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 export interface Hashes {
   md5: string;
   sha256: string;
 }
 
+type Algorithm = keyof Hashes;
+
 /**
- * The worker's whole program (CommonJS, run with `eval`, so the server build needs no second
- * entry file). One md5 and one sha256 per upload in progress, keyed by id; each block of bytes
- * is acknowledged once hashed, so the sender knows how much is still queued.
+ * One worker's whole program (CommonJS, run with `eval`, so the server build needs no second
+ * entry file): a hash per algorithm of `algorithms` for each upload in progress, keyed by id.
+ * Workers form a chain: the first gets the bytes from the server and passes each block on to
+ * the `next`, and the last hands it back to the server once hashed, so blocks are never copied.
+ * Each stage acknowledges each block, so the server knows how much is still queued.
  */
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
+const { algorithms, next, previous } = workerData;
 const jobs = new Map();
-const job = (id) => {
-  let found = jobs.get(id);
-  if (!found) jobs.set(id, (found = { md5: createHash('md5'), sha256: createHash('sha256') }));
-  return found;
-};
-parentPort.on('message', (message) => {
-  if (message.type === 'data') {
-    const hashes = job(message.id);
-    hashes.md5.update(message.bytes);
-    hashes.sha256.update(message.bytes);
-    parentPort.postMessage({ type: 'hashed', id: message.id, bytes: message.bytes.byteLength });
-  } else if (message.type === 'end') {
-    const hashes = job(message.id);
-    jobs.delete(message.id);
-    parentPort.postMessage({ type: 'digest', id: message.id, md5: hashes.md5.digest('hex'), sha256: hashes.sha256.digest('hex') });
-  } else if (message.type === 'abort') {
-    jobs.delete(message.id);
+(previous ?? parentPort).on('message', (message) => {
+  const { type, id } = message;
+  if (type === 'data') {
+    let hashes = jobs.get(id);
+    if (!hashes) jobs.set(id, (hashes = algorithms.map((algorithm) => createHash(algorithm))));
+    for (const hash of hashes) hash.update(message.bytes);
+    const transfer = [message.bytes.buffer];
+    if (next) {
+      parentPort.postMessage({ type: 'hashed', id, bytes: message.bytes.byteLength });
+      next.postMessage(message, transfer);
+    } else {
+      parentPort.postMessage({ type: 'hashed', id, bytes: message.bytes.byteLength, block: message.bytes }, transfer);
+    }
+  } else if (type === 'end') {
+    const hashes = jobs.get(id) ?? algorithms.map((algorithm) => createHash(algorithm));
+    jobs.delete(id);
+    const hex = {};
+    algorithms.forEach((algorithm, index) => (hex[algorithm] = hashes[index].digest('hex')));
+    parentPort.postMessage({ type: 'digest', id, hex });
+    next?.postMessage(message);
+  } else if (type === 'abort') {
+    jobs.delete(id);
+    next?.postMessage(message);
   }
 });
 `;
 
 type FromWorker =
-  { type: 'hashed'; id: number; bytes: number } | ({ type: 'digest'; id: number } & Hashes);
+  | { type: 'hashed'; id: number; bytes: number; block?: Uint8Array }
+  | { type: 'digest'; id: number; hex: Partial<Hashes> };
 
-/** Bytes sent to the worker at a time: few messages, and little left to hash at the end. */
-const SEND_BYTES = 256 * 1024;
+/** The chain of workers, and the algorithms each computes. */
+const STAGES: Algorithm[][] = [['md5'], ['sha256']];
+
+/**
+ * Bytes are copied into blocks of this size, handed over to the workers without another copy:
+ * few messages, and little left to hash at the end.
+ */
+const BLOCK_BYTES = 256 * 1024;
 /**
  * Bytes of one upload sent but not yet hashed before its receiver waits: memory stays bounded
  * when bytes arrive faster than they are hashed (fast links, many uploads at once).
  */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/**
+ * Blocks the workers handed back, for the next ones to reuse: a fresh block costs more than the
+ * copy into it (the kernel hands out and zeroes new pages), and uploads come one after another.
+ */
+const spareBlocks: ArrayBuffer[] = [];
+const MAX_SPARE_BLOCKS = 2 * (MAX_QUEUED_BYTES / BLOCK_BYTES);
 
-let shared: HashWorker | null = null;
+function newBlock(): Uint8Array {
+  return new Uint8Array(spareBlocks.pop() ?? new ArrayBuffer(BLOCK_BYTES));
+}
 
 /**
- * Stops the hashing worker (a new one starts with the next upload). Uploads being hashed fail.
- * Nothing needs it to exit, since an idle worker never keeps the process alive.
+ * md5 and sha256 each have their own worker, so they run side by side: an upload waits for the
+ * slower one (md5) instead of both in turn.
+ */
+let shared: HashWorkers | null = null;
+
+/**
+ * Stops the hashing workers (new ones start with the next upload). Uploads being hashed fail.
+ * Nothing needs it to exit, since idle workers never keep the process alive.
  */
 export async function stopHashWorker(): Promise<void> {
   await shared?.terminate();
 }
 
 /**
- * md5 and sha256 of an upload, computed in a worker thread while the main thread goes on
+ * md5 and sha256 of an upload, computed in worker threads while the main thread goes on
  * receiving, parsing and writing (hashing was half of an upload's time on the main thread). The
  * digests are needed only when the blob is adopted, after the file has been inspected, so what
  * is left to hash when the last byte arrives overlaps the inspection too.
  */
 export class StreamHash {
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
-  private queuedBytes = 0;
+  /** The block being filled, and how much of it is. */
+  private block: Uint8Array | null = null;
+  private filled = 0;
+  /** Sent but not yet hashed, per algorithm. */
+  private readonly queued: Record<Algorithm, number> = { md5: 0, sha256: 0 };
   private drained: { resolve: () => void; reject: (error: Error) => void } | null = null;
   private ended = false;
 
   private constructor(
-    private readonly worker: HashWorker,
+    private readonly workers: HashWorkers,
     private readonly id: number,
   ) {}
 
   static start(): StreamHash {
-    shared ??= new HashWorker((gone) => {
-      if (shared === gone) shared = null; // the next upload starts a new worker
+    shared ??= new HashWorkers((gone) => {
+      if (shared === gone) shared = null; // the next upload starts new workers
     });
-    const worker = shared;
-    return worker.begin((id) => new StreamHash(worker, id));
+    return shared.begin((workers, id) => new StreamHash(workers, id));
   }
 
   /**
    * Adds bytes. Returns a promise when too much is already waiting to be hashed: wait for it
-   * before passing more (it rejects if the worker is gone).
+   * before passing more (it rejects if a worker is gone).
    */
   update(chunk: Uint8Array): Promise<void> | undefined {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.byteLength;
-    if (this.pendingBytes >= SEND_BYTES) this.send();
-    if (this.queuedBytes <= MAX_QUEUED_BYTES) return undefined;
+    for (let offset = 0; offset < chunk.byteLength;) {
+      this.block ??= newBlock();
+      const length = Math.min(chunk.byteLength - offset, BLOCK_BYTES - this.filled);
+      this.block.set(chunk.subarray(offset, offset + length), this.filled);
+      this.filled += length;
+      offset += length;
+      if (this.filled === BLOCK_BYTES) this.send();
+    }
+    if (this.mostQueued() <= MAX_QUEUED_BYTES) return undefined;
     return new Promise((resolve, reject) => (this.drained = { resolve, reject }));
   }
 
@@ -99,103 +137,97 @@ export class StreamHash {
     if (this.ended) return Promise.reject(new Error('This upload was already ended'));
     this.send();
     this.ended = true;
-    return this.worker.end(this.id);
+    return this.workers.end(this.id);
   }
 
   /** Forgets this upload (it failed); a no-op once ended. */
   abort(): void {
     if (this.ended) return;
     this.ended = true;
-    this.worker.cancel(this.id);
+    this.workers.cancel(this.id);
   }
 
-  /** From the worker: `bytes` more are hashed. */
-  hashed(bytes: number): void {
-    this.queuedBytes -= bytes;
-    if (this.drained && this.queuedBytes <= MAX_QUEUED_BYTES / 2) {
+  /** From a worker: `bytes` more are hashed with `algorithms`; the last one hands the block back. */
+  hashed(algorithms: readonly Algorithm[], bytes: number, block?: Uint8Array): void {
+    for (const algorithm of algorithms) this.queued[algorithm] -= bytes;
+    if (block?.buffer.byteLength === BLOCK_BYTES && spareBlocks.length < MAX_SPARE_BLOCKS) {
+      spareBlocks.push(block.buffer as ArrayBuffer);
+    }
+    if (this.drained && this.mostQueued() <= MAX_QUEUED_BYTES / 2) {
       this.drained.resolve();
       this.drained = null;
     }
   }
 
-  /** From the worker: it is gone; a receiver waiting to send more must stop. */
+  /** From the workers: they are gone; a receiver waiting to send more must stop. */
   failed(error: Error): void {
     this.drained?.reject(error);
     this.drained = null;
   }
 
+  private mostQueued(): number {
+    return Math.max(this.queued.md5, this.queued.sha256);
+  }
+
   private send(): void {
-    if (this.pendingBytes === 0) return;
-    // One fresh buffer of exactly these bytes, handed over without a copy. (A chunk is often a
-    // view into a larger buffer, all of which would be copied.)
-    const bytes = Buffer.concat(this.pending, this.pendingBytes);
-    const transferable = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    this.worker.post(
-      { type: 'data', id: this.id, bytes },
-      transferable ? [bytes.buffer as ArrayBuffer] : [],
-    );
-    this.queuedBytes += this.pendingBytes;
-    this.pending = [];
-    this.pendingBytes = 0;
+    if (!this.block || this.filled === 0) return;
+    const bytes = this.block.subarray(0, this.filled);
+    this.workers.post({ type: 'data', id: this.id, bytes }, [bytes.buffer as ArrayBuffer]);
+    this.queued.md5 += this.filled;
+    this.queued.sha256 += this.filled;
+    this.block = null;
+    this.filled = 0;
   }
 }
 
-class HashWorker {
-  private readonly worker: Worker;
-  /** Uploads begun and not yet ended, by id; the worker keeps the process alive while any is. */
+/**
+ * The hashing workers (see STAGES) with the uploads in progress. Every upload is hashed by all
+ * of them, so they live and fail together: when one fails, the others are stopped as well.
+ */
+class HashWorkers {
+  private readonly workers: Worker[];
+  /** Uploads begun and not yet ended, by id; the workers keep the process alive while any is. */
   private readonly streams = new Map<number, StreamHash>();
   private readonly waiting = new Map<
     number,
-    { resolve: (hashes: Hashes) => void; reject: (error: Error) => void }
+    {
+      hex: Partial<Hashes>;
+      resolve: (hashes: Hashes) => void;
+      reject: (error: Error) => void;
+    }
   >();
   private ids = 0;
-  /** Set once the worker has failed or exited: an upload still streaming to it must fail too. */
+  /** Set once a worker has failed or exited: an upload still streaming must fail too. */
   private gone: Error | null = null;
 
-  constructor(onGone: (worker: HashWorker) => void) {
-    // No inherited flags: the parent's loaders (tsx in development) and heap settings are not
-    // needed to hash, and --input-type=module would make the CommonJS source fail.
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
-    this.worker.on('message', (message: FromWorker) => {
-      if (message.type === 'hashed') return this.streams.get(message.id)?.hashed(message.bytes);
-      const waiter = this.waiting.get(message.id);
-      this.waiting.delete(message.id);
-      waiter?.resolve({ md5: message.md5, sha256: message.sha256 });
-    });
-    const fail = (error: Error) => {
-      this.gone ??= error;
-      onGone(this);
-      for (const stream of this.streams.values()) stream.failed(error);
-      for (const waiter of this.waiting.values()) waiter.reject(error);
-      this.waiting.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`The hashing worker exited (${code})`)));
-    // Alive only while an upload is being hashed (see begin). After the listeners: adding one
-    // refs the port again.
-    this.worker.unref();
+  constructor(private readonly onGone: (workers: HashWorkers) => void) {
+    const links = STAGES.slice(1).map(() => new MessageChannel());
+    this.workers = STAGES.map((algorithms, index) =>
+      this.spawn(algorithms, links[index]?.port1, links[index - 1]?.port2),
+    );
   }
 
-  begin(make: (id: number) => StreamHash): StreamHash {
+  begin(make: (workers: HashWorkers, id: number) => StreamHash): StreamHash {
     const id = ++this.ids;
-    const stream = make(id);
-    if (this.streams.size === 0) this.worker.ref();
+    const stream = make(this, id);
+    if (this.streams.size === 0) for (const worker of this.workers) worker.ref();
     this.streams.set(id, stream);
     return stream;
   }
 
   async terminate(): Promise<void> {
-    await this.worker.terminate();
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
+  /** To the first worker, which passes everything on down the chain. */
   post(message: unknown, transfer: ArrayBuffer[] = []): void {
-    if (!this.gone) this.worker.postMessage(message, transfer);
+    if (!this.gone) this.workers[0]!.postMessage(message, transfer);
   }
 
   end(id: number): Promise<Hashes> {
     const hashes = new Promise<Hashes>((resolve, reject) => {
       if (this.gone) return reject(this.gone);
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(id, { hex: {}, resolve, reject });
       this.post({ type: 'end', id });
     });
     return hashes.finally(() => this.forget(id));
@@ -209,7 +241,49 @@ class HashWorker {
     }
   }
 
+  private spawn(algorithms: Algorithm[], next?: MessagePort, previous?: MessagePort): Worker {
+    const ports = [next, previous].filter((port) => port !== undefined);
+    // No inherited flags: the parent's loaders (tsx in development) and heap settings are not
+    // needed to hash, and --input-type=module would make the CommonJS source fail.
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { algorithms, next, previous },
+      transferList: ports,
+    });
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'hashed') {
+        return this.streams.get(message.id)?.hashed(algorithms, message.bytes, message.block);
+      }
+      const waiter = this.waiting.get(message.id);
+      if (!waiter) return;
+      Object.assign(waiter.hex, message.hex);
+      const { md5, sha256 } = waiter.hex;
+      if (md5 === undefined || sha256 === undefined) return;
+      this.waiting.delete(message.id);
+      waiter.resolve({ md5, sha256 });
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`The hashing worker exited (${code})`)));
+    // Alive only while an upload is being hashed (see begin). After the listeners: adding one
+    // refs the port again.
+    worker.unref();
+    return worker;
+  }
+
+  private fail(error: Error): void {
+    if (this.gone) return;
+    this.gone = error;
+    this.onGone(this);
+    void this.terminate(); // the others: every upload needs all of them
+    for (const stream of this.streams.values()) stream.failed(error);
+    for (const waiter of this.waiting.values()) waiter.reject(error);
+    this.waiting.clear();
+  }
+
   private forget(id: number): void {
-    if (this.streams.delete(id) && this.streams.size === 0) this.worker.unref();
+    if (this.streams.delete(id) && this.streams.size === 0) {
+      for (const worker of this.workers) worker.unref();
+    }
   }
 }
