@@ -1,16 +1,8 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type Sharp from 'sharp';
 import { ApiError } from '../errors';
-import { StreamHash, type Hashes } from './hasher';
 import { loadSharp } from './load-sharp';
-
-export interface Received {
-  size: number;
-  /** md5 and sha256, from a worker thread; may settle after the file is written. */
-  hashes: Promise<Hashes>;
-}
 
 /**
  * What a file is, decided from its bytes alone (the client's name and Content-Type are never
@@ -58,71 +50,10 @@ const LEGACY_OFFICE: Record<string, string> = {
   ppt: 'application/vnd.ms-powerpoint',
 };
 
-const WRITE_BATCH_BYTES = 1024 * 1024;
-
-/**
- * Streams `source` into a new file at `path` while its md5 and sha256 are computed in a worker
- * thread (StreamHash) and its size counted. Holds at most two 1 MiB batches in memory besides
- * the few MiB waiting to be hashed (reading pauses beyond that). More than `maxBytes`: 413 (the caller removes the partial file). The
- * file is not fsync'd here: that can overlap with inspecting it (`BlobStore.flush`), and must be
- * done before it is adopted.
- */
-export async function receiveToFile(
-  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  path: string,
-  maxBytes: number,
-): Promise<Received> {
-  const hash = StreamHash.start();
-  let hashes: Promise<Hashes> | undefined;
-  try {
-    let size = 0;
-    const handle = await open(path, 'wx', 0o600);
-    // Network chunks are small; writing them in batches saves a thread-pool round trip per chunk.
-    let batch: Uint8Array[] = [];
-    let batchBytes = 0;
-    let writing: Promise<unknown> = Promise.resolve();
-    try {
-      for await (const chunk of source) {
-        size += chunk.byteLength;
-        if (size > maxBytes) throw tooLarge(maxBytes);
-        const hashingBehind = hash.update(chunk);
-        batch.push(chunk);
-        batchBytes += chunk.byteLength;
-        if (batchBytes >= WRITE_BATCH_BYTES) {
-          await writing; // at most one batch in flight and one filling: bounded memory
-          writing = handle.writev(batch);
-          batch = [];
-          batchBytes = 0;
-        }
-        if (hashingBehind) await hashingBehind;
-      }
-      await writing;
-      if (batch.length > 0) await handle.writev(batch);
-    } finally {
-      await writing.catch(() => {});
-      await handle.close();
-    }
-    hashes = hash.digest();
-    hashes.catch(() => {}); // awaited by the caller, unless inspection fails first
-    return { size, hashes };
-  } finally {
-    if (!hashes) hash.abort(); // failed before the digest: the worker forgets this upload
-  }
-}
-
-export function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(
-    'PAYLOAD_TOO_LARGE',
-    `The file is larger than the limit of ${formatBytes(maxBytes)}.`,
-  );
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : `${bytes} bytes`;
-}
-
 export interface InspectOptions {
   size: number;
+  /** The last bytes of the file (at least 64 KiB of them, or all), where end markers are. */
+  tail: Buffer;
   /** Most pixels allowed in an image, checked from its header. */
   maxPixels: number;
   /** The client's file name: only used to tell legacy Office formats and CSV apart. */
@@ -142,8 +73,10 @@ export async function inspectFile(path: string, options: InspectOptions): Promis
   if (rasterExt) {
     const mimeType = sniffed.mime === 'image/apng' ? 'image/png' : sniffed.mime;
     const dimention = await imageDimensions(path, options.maxPixels);
-    await assertNotTruncated(path, options.size, mimeType);
-    return { mimeType, extension: rasterExt, kind: 'image', dimention };
+    return assertComplete(
+      { mimeType, extension: rasterExt, kind: 'image', dimention },
+      options.tail,
+    );
   }
   if (sniffed.mime === 'application/pdf')
     return { mimeType: sniffed.mime, extension: 'pdf', kind: 'pdf', dimention: null };
@@ -157,6 +90,30 @@ export async function inspectFile(path: string, options: InspectOptions): Promis
     return { mimeType: sniffed.mime, extension: 'zip', kind: 'archive', dimention: null };
   return { mimeType: sniffed.mime, extension: sniffed.ext, kind: 'other', dimention: null };
 }
+
+/**
+ * A JPEG or PNG inspected from the first bytes of the upload (`head`), while the rest is still
+ * arriving: both have their type, size and orientation up front. Null when the head cannot tell
+ * (another type, or a header longer than the head): then the whole file is inspected. The head
+ * gives the same answer as the file would: the type is decided by a signature at its start, and
+ * a JPEG's EXIF orientation must come before its pixels.
+ */
+export async function inspectHead(head: Buffer, maxPixels: number): Promise<Inspection | null> {
+  const { fileTypeFromBuffer } = await import('file-type');
+  const sniffed = await fileTypeFromBuffer(head);
+  if (!sniffed || !HEAD_TYPES.has(sniffed.mime)) return null;
+  let metadata: Sharp.Metadata;
+  try {
+    metadata = await loadSharp()(head, { limitInputPixels: false }).metadata();
+  } catch {
+    return null; // damaged, or cut off by the head's end: the file will tell which
+  }
+  const mimeType = sniffed.mime === 'image/apng' ? 'image/png' : sniffed.mime;
+  const dimention = checkedDimensions(metadata, maxPixels);
+  return { mimeType, extension: RASTER_TYPES.get(mimeType)!, kind: 'image', dimention };
+}
+
+const HEAD_TYPES = new Set(['image/jpeg', 'image/png', 'image/apng']);
 
 /**
  * Reads width and height from the image header (sharp does not decode pixels for metadata), and
@@ -174,6 +131,14 @@ async function imageDimensions(
   } catch {
     throw unsupported('The image is damaged or not readable.');
   }
+  return checkedDimensions(metadata, maxPixels);
+}
+
+/** The size after EXIF orientation, if it is within the pixel limit. */
+function checkedDimensions(
+  metadata: Sharp.Metadata,
+  maxPixels: number,
+): { width: number; height: number } {
   const { width, height } = metadata.autoOrient;
   if (!width || !height) throw unsupported('The image has no size.');
   if (width * height > maxPixels) {
@@ -185,29 +150,23 @@ async function imageDimensions(
   return { width, height };
 }
 
-const TAIL_BYTES = 64 * 1024;
-
 /**
  * A JPEG or PNG cut short still has a good header, so sharp's metadata accepts it; decoding it to
- * find out would cost more than the whole upload. Their end markers are cheap to check instead:
- * a JPEG ends with EOI (FF D9; cameras may pad after it), a PNG with its IEND chunk.
+ * find out would cost more than the whole upload. Their end markers are cheap to check instead,
+ * in the file's last bytes (`tail`): a JPEG ends with EOI (FF D9; cameras may pad after it), a
+ * PNG with its IEND chunk. Returns the inspection when complete.
  */
-async function assertNotTruncated(path: string, size: number, mimeType: string): Promise<void> {
-  if (mimeType !== 'image/jpeg' && mimeType !== 'image/png') return;
-  const length = Math.min(size, TAIL_BYTES);
-  const tail = Buffer.alloc(length);
-  const handle = await open(path, 'r');
-  try {
-    await handle.read(tail, 0, length, size - length);
-  } finally {
-    await handle.close();
-  }
+export function assertComplete(inspection: Inspection, tail: Buffer): Inspection {
   const complete =
-    mimeType === 'image/jpeg'
-      ? tail.includes(Buffer.from([0xff, 0xd9]))
-      : tail.includes(Buffer.from('IEND', 'latin1'));
+    inspection.mimeType === 'image/jpeg'
+      ? tail.includes(JPEG_END)
+      : inspection.mimeType !== 'image/png' || tail.includes(PNG_END);
   if (!complete) throw unsupported('The image is incomplete (the file was cut short).');
+  return inspection;
 }
+
+const JPEG_END = Buffer.from([0xff, 0xd9]);
+const PNG_END = Buffer.from('IEND', 'latin1');
 
 const TEXT_SAMPLE_BYTES = 64 * 1024;
 

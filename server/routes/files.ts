@@ -31,13 +31,8 @@ import { coverFileView, listFileView } from '../domain/portfolio-view';
 import { ApiError } from '../errors';
 import { etagMatches, parseRange } from '../media/conditional-get';
 import { cleanFilename, contentDisposition, downloadName } from '../media/file-names';
-import {
-  inspectFile,
-  RASTER_TYPES,
-  receiveToFile,
-  tooLarge,
-  type Received,
-} from '../media/inspect-file';
+import { RASTER_TYPES } from '../media/inspect-file';
+import { receiveToFile, tooLarge, type Received } from '../media/receive-file';
 import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../media/thumbnails';
 import { caller } from '../plugins/auth';
 import type { Release } from '../storage/blob-store';
@@ -119,14 +114,15 @@ export default async function fileRoutes(app: FastifyInstance) {
         }
         if (part.fieldname !== 'file') throw unknownField(part.fieldname);
         tempPath = app.blobStore.tempPath();
-        const received = await receiveToFile(part.file, tempPath, limits.fileBytes);
+        const originalFilename = cleanFilename(unescapeFormName(part.filename));
+        const received = await receiveToFile(part.file, tempPath, {
+          maxBytes: limits.fileBytes,
+          maxPixels: limits.imagePixels,
+          clientName: originalFilename,
+        });
         // busboy stops at the limit and marks the stream truncated instead of failing it.
         if (part.file.truncated) throw tooLarge(limits.fileBytes);
-        file = {
-          tempPath,
-          originalFilename: cleanFilename(unescapeFormName(part.filename)),
-          received,
-        };
+        file = { tempPath, originalFilename, received };
       }
     } catch (error) {
       if (tempPath) await unlink(tempPath).catch(() => {});
@@ -148,14 +144,14 @@ export default async function fileRoutes(app: FastifyInstance) {
   async function receiveJson(body: FileUploadBody): Promise<Upload> {
     const bytes = decodeBase64(body.data, limits.fileBytes);
     const tempPath = app.blobStore.tempPath();
+    const originalFilename = cleanFilename(body.originalFilename);
     try {
-      const received = await receiveToFile([bytes], tempPath, limits.fileBytes);
-      return {
-        ...received,
-        tempPath,
-        originalFilename: cleanFilename(body.originalFilename),
-        description: body.description ?? '',
-      };
+      const received = await receiveToFile([bytes], tempPath, {
+        maxBytes: limits.fileBytes,
+        maxPixels: limits.imagePixels,
+        clientName: originalFilename,
+      });
+      return { ...received, tempPath, originalFilename, description: body.description ?? '' };
     } catch (error) {
       await unlink(tempPath).catch(() => {});
       throw error;
@@ -182,18 +178,12 @@ export default async function fileRoutes(app: FastifyInstance) {
     let release: Release | undefined;
     let committed = false;
     try {
-      // The fsync (thread pool) and the last of the hashing (worker) run while the file is
-      // inspected; adopting needs both.
-      const flushed = app.blobStore.flush(received.tempPath);
-      flushed.catch(() => {}); // awaited below, unless inspection fails first
-      const inspection = await inspectFile(received.tempPath, {
-        size: received.size,
-        maxPixels: limits.imagePixels,
-        clientName: received.originalFilename,
-      });
+      // The file is written; its inspection, the last of its hashing and its fsync may still be
+      // running. Adopting waits for the fsync.
+      const inspection = await received.inspection;
       assertAccepted(slot, inspection.kind, inspection.mimeType);
-      const [{ md5, sha256 }] = await Promise.all([received.hashes, flushed]);
-      release = await app.blobStore.adopt(received.tempPath, sha256);
+      const { md5, sha256 } = await received.hashes;
+      release = await app.blobStore.adopt(received.tempPath, sha256, received.durable);
 
       const current = editablePortfolio(request);
       assertRoom(current, slot, limits.filesPerList);

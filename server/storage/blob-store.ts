@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from './durable-file';
 
@@ -58,37 +58,43 @@ export class BlobStore {
     return join(this.options.root, sha256.slice(0, 2), sha256.slice(2));
   }
 
-  /** fsyncs a finished temp file; `adopt` needs it done. Separate so it can overlap other work. */
-  async flush(tempPath: string): Promise<void> {
-    const handle = await open(tempPath, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
-
   /**
-   * Moves a fully written, fsync'd (`flush`) temp file into place as the blob `sha256` and pins it. When
-   * the blob already exists the temp file is dropped (same content). Call the returned release
-   * once the record that refers to the blob is committed (or failed).
+   * Moves a fully written temp file into place as the blob `sha256` and pins it; resolves once
+   * the blob is durable. `fileDurable` is the temp file's own fsync (see `receiveToFile`): the
+   * directory is fsync'd at the same time, and no record may refer to the blob before both are
+   * done. When the blob already exists the temp file is dropped (same content). Call the returned
+   * release once the record that refers to the blob is committed (or failed).
    */
-  async adopt(tempPath: string, sha256: string): Promise<Release> {
+  async adopt(tempPath: string, sha256: string, fileDurable: Promise<void>): Promise<Release> {
     const target = this.pathOf(sha256);
     await this.serially(async () => {
       this.pin(sha256);
+      let moved = false;
       try {
         if (await exists(target)) {
-          await unlink(tempPath).catch(() => {});
+          await unlink(tempPath).catch(() => {}); // its fsync may still run: no matter
           return;
         }
         const shard = join(this.options.root, sha256.slice(0, 2));
-        const created = !(await exists(shard));
-        if (created) await mkdir(shard, { recursive: true });
-        await rename(tempPath, target);
-        await syncDirectory(shard);
-        if (created) await syncDirectory(this.options.root);
+        // Shards are made on first use and never removed, so the rename nearly always works.
+        const created = await rename(tempPath, target).then(
+          () => false,
+          async (error: NodeJS.ErrnoException) => {
+            if (error.code !== 'ENOENT') throw error;
+            await mkdir(shard, { recursive: true });
+            await rename(tempPath, target);
+            return true;
+          },
+        );
+        moved = true;
+        await Promise.all([
+          fileDurable,
+          syncDirectory(shard),
+          created ? syncDirectory(this.options.root) : undefined,
+        ]);
       } catch (error) {
+        // Not durable: an unreferenced blob is not left for a later upload of the same bytes.
+        if (moved) await unlink(target).catch(() => {});
         this.unpin(sha256);
         throw error;
       }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { receiveToFile } from '../../server/media/inspect-file';
+import { receiveToFile } from '../../server/media/receive-file';
 import { BlobStore } from '../../server/storage/blob-store';
 import { download, fixtures, uploadMultipart } from '../helpers/file-fixtures';
 import {
@@ -12,6 +12,7 @@ import {
   type TestServer,
 } from '../helpers/test-server';
 
+const RECEIVE = { maxBytes: 1024 * 1024, maxPixels: 50e6, clientName: 'x' };
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -30,10 +31,9 @@ describe('BlobStore', () => {
 
   async function put(store: BlobStore, bytes: Buffer) {
     const temp = store.tempPath();
-    const { size, hashes } = await receiveToFile([bytes], temp, 1024 * 1024);
+    const { size, hashes, durable } = await receiveToFile([bytes], temp, RECEIVE);
     const received = { size, ...(await hashes) };
-    await store.flush(temp);
-    return { received, release: await store.adopt(temp, received.sha256) };
+    return { received, release: await store.adopt(temp, received.sha256, durable) };
   }
 
   it('addresses content by sha256, stores it once and leaves no temp file', async () => {
@@ -49,6 +49,23 @@ describe('BlobStore', () => {
     expect(await listFiles(join(dir, 'blobs'))).toEqual([a.received.sha256.slice(2)]);
     a.release();
     b.release();
+  });
+
+  it('adopts nothing when the temp file could not be made durable', async () => {
+    const store = await openStore(new Set());
+    const bytes = Buffer.from('never durable');
+    const temp = store.tempPath();
+    const { hashes, durable } = await receiveToFile([bytes], temp, RECEIVE);
+    await durable;
+    const { sha256: sha } = await hashes;
+    const failedSync = Promise.reject(new Error('EIO: fsync failed'));
+    failedSync.catch(() => {}); // as receiveToFile marks its own
+    await expect(store.adopt(temp, sha, failedSync)).rejects.toThrow('EIO');
+    expect(await listFiles(join(dir, 'blobs'))).toEqual([]); // neither the blob nor the temp file
+    // The same bytes can be uploaded again.
+    const again = await put(store, bytes);
+    expect((await store.read(again.received.sha256)).equals(bytes)).toBe(true);
+    again.release();
   });
 
   it('keeps a blob while an upload holds it or a record refers to it', async () => {
@@ -113,8 +130,9 @@ describe('crash between blob and record', () => {
     // nothing refers to, a thumbnail of it, and another upload's temp file cut short.
     const orphanBytes = await fixtures.jpeg();
     const temp = server.app.blobStore.tempPath();
-    const orphan = await (await receiveToFile([orphanBytes], temp, 1024 * 1024)).hashes;
-    await server.app.blobStore.adopt(temp, orphan.sha256); // never released, never committed
+    const { hashes, durable } = await receiveToFile([orphanBytes], temp, RECEIVE);
+    const orphan = await hashes;
+    await server.app.blobStore.adopt(temp, orphan.sha256, durable); // never released, never committed
     await writeFile(join(server.dataDir, 'thumbnails', `${orphan.sha256}-64.webp`), 'x');
     const dataDir = server.dataDir;
     await server.stop();
