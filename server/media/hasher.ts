@@ -12,7 +12,8 @@ type Algorithm = keyof Hashes;
  * entry file): a hash per algorithm of `algorithms` for each upload in progress, keyed by id.
  * Workers form a chain: the first gets the bytes from the server and passes each block on to
  * the `next`, and the last hands it back to the server once hashed, so blocks are never copied.
- * Each stage acknowledges each block, so the server knows how much is still queued.
+ * A block handed back is through every stage: that is how the server knows what is still queued
+ * (the stages before have no need to report; each is at least as far along as the last).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -26,12 +27,8 @@ const jobs = new Map();
     if (!hashes) jobs.set(id, (hashes = algorithms.map((algorithm) => createHash(algorithm))));
     for (const hash of hashes) hash.update(message.bytes);
     const transfer = [message.bytes.buffer];
-    if (next) {
-      parentPort.postMessage({ type: 'hashed', id, bytes: message.bytes.byteLength });
-      next.postMessage(message, transfer);
-    } else {
-      parentPort.postMessage({ type: 'hashed', id, bytes: message.bytes.byteLength, block: message.bytes }, transfer);
-    }
+    if (next) next.postMessage(message, transfer);
+    else parentPort.postMessage({ type: 'hashed', id, block: message.bytes }, transfer);
   } else if (type === 'end') {
     const hashes = jobs.get(id) ?? algorithms.map((algorithm) => createHash(algorithm));
     jobs.delete(id);
@@ -47,7 +44,7 @@ const jobs = new Map();
 `;
 
 type FromWorker =
-  | { type: 'hashed'; id: number; bytes: number; block?: Uint8Array }
+  | { type: 'hashed'; id: number; block: Uint8Array }
   | { type: 'digest'; id: number; hex: Partial<Hashes> };
 
 /** The chain of workers, and the algorithms each computes. */
@@ -98,8 +95,8 @@ export class StreamHash {
   /** The block being filled, and how much of it is. */
   private block: Uint8Array | null = null;
   private filled = 0;
-  /** Sent but not yet hashed, per algorithm. */
-  private readonly queued: Record<Algorithm, number> = { md5: 0, sha256: 0 };
+  /** Sent but not yet through every stage. */
+  private queued = 0;
   private drained: { resolve: () => void; reject: (error: Error) => void } | null = null;
   private ended = false;
 
@@ -128,7 +125,7 @@ export class StreamHash {
       offset += length;
       if (this.filled === BLOCK_BYTES) this.send();
     }
-    if (this.mostQueued() <= MAX_QUEUED_BYTES) return undefined;
+    if (this.queued <= MAX_QUEUED_BYTES) return undefined;
     return new Promise((resolve, reject) => (this.drained = { resolve, reject }));
   }
 
@@ -147,13 +144,13 @@ export class StreamHash {
     this.workers.cancel(this.id);
   }
 
-  /** From a worker: `bytes` more are hashed with `algorithms`; the last one hands the block back. */
-  hashed(algorithms: readonly Algorithm[], bytes: number, block?: Uint8Array): void {
-    for (const algorithm of algorithms) this.queued[algorithm] -= bytes;
-    if (block?.buffer.byteLength === BLOCK_BYTES && spareBlocks.length < MAX_SPARE_BLOCKS) {
+  /** From the last worker: `block` went through every stage and is handed back. */
+  hashed(block: Uint8Array): void {
+    this.queued -= block.byteLength;
+    if (block.buffer.byteLength === BLOCK_BYTES && spareBlocks.length < MAX_SPARE_BLOCKS) {
       spareBlocks.push(block.buffer as ArrayBuffer);
     }
-    if (this.drained && this.mostQueued() <= MAX_QUEUED_BYTES / 2) {
+    if (this.drained && this.queued <= MAX_QUEUED_BYTES / 2) {
       this.drained.resolve();
       this.drained = null;
     }
@@ -165,16 +162,11 @@ export class StreamHash {
     this.drained = null;
   }
 
-  private mostQueued(): number {
-    return Math.max(this.queued.md5, this.queued.sha256);
-  }
-
   private send(): void {
     if (!this.block || this.filled === 0) return;
     const bytes = this.block.subarray(0, this.filled);
     this.workers.post({ type: 'data', id: this.id, bytes }, [bytes.buffer as ArrayBuffer]);
-    this.queued.md5 += this.filled;
-    this.queued.sha256 += this.filled;
+    this.queued += this.filled;
     this.block = null;
     this.filled = 0;
   }
@@ -253,7 +245,7 @@ class HashWorkers {
     });
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'hashed') {
-        return this.streams.get(message.id)?.hashed(algorithms, message.bytes, message.block);
+        return this.streams.get(message.id)?.hashed(message.block);
       }
       const waiter = this.waiting.get(message.id);
       if (!waiter) return;
