@@ -101,26 +101,34 @@ export async function receiveToFile(
   }
 }
 
+/** Large chunks (a decoded JSON upload is one) are taken in pieces, so waiting applies to each. */
+const PIECE_BYTES = 1024 * 1024;
+
 /**
- * Passes each chunk of `source` to `take`, waiting whenever `take` returns a promise. A stream
- * is read with 'data' events rather than an async iterator: that would join the chunks waiting
- * in the stream into one new buffer on every read, copying most of an upload once more. The
- * stream is destroyed if `take` fails or `stop` is aborted, and the failure (or the abort's
- * reason) is thrown.
+ * Passes each chunk of `source` to `take`, waiting whenever `take` returns a promise, and
+ * resolves once every chunk is taken, the last one included. A stream is read with 'data'
+ * events rather than an async iterator: that would join the chunks waiting in the stream into
+ * one new buffer on every read, copying most of an upload once more. The stream is destroyed if
+ * `take` fails or `stop` is aborted, and the failure (or the abort's reason) is thrown.
+ * @internal exported for tests
  */
-async function consume(
+export async function consume(
   source: Readable | Iterable<Uint8Array>,
   stop: AbortSignal,
   take: (chunk: Uint8Array) => Promise<unknown> | undefined,
 ): Promise<void> {
   if (!(source instanceof Readable)) {
     for (const chunk of source) {
-      await take(chunk);
-      stop.throwIfAborted();
+      for (let offset = 0; offset < chunk.byteLength; offset += PIECE_BYTES) {
+        await take(chunk.subarray(offset, offset + PIECE_BYTES));
+        stop.throwIfAborted();
+      }
     }
     return;
   }
   let failed: { error: unknown } | undefined;
+  /** The last `take` still running: a paused stream may end before it is done. */
+  let taking: Promise<void> | undefined;
   const fail = (error: unknown) => {
     if (failed) return;
     failed = { error };
@@ -132,7 +140,12 @@ async function consume(
       const waiting = take(chunk);
       if (!waiting) return;
       source.pause();
-      waiting.then(() => source.resume(), fail);
+      const current: Promise<void> = waiting
+        .then(() => source.resume(), fail)
+        .then(() => {
+          if (taking === current) taking = undefined;
+        });
+      taking = current;
     } catch (error) {
       fail(error);
     }
@@ -142,6 +155,8 @@ async function consume(
   source.on('data', onData);
   try {
     await finished(source); // also fails when the client goes away before the end
+    // 'end' comes as soon as nothing is left to read, even while the last `take` is running.
+    while (taking) await taking;
   } catch (error) {
     throw failed ? failed.error : error;
   } finally {
@@ -178,7 +193,7 @@ class BatchedFile {
   constructor(private readonly handle: FileHandle) {}
 
   /** Returns a promise when the previous batch is still being written: wait before adding more. */
-  add(chunk: Uint8Array): Promise<void> | undefined {
+  add(chunk: Uint8Array): Promise<unknown> | undefined {
     this.batch.push(chunk);
     this.batchBytes += chunk.byteLength;
     return this.batchBytes >= WRITE_BATCH_BYTES ? this.writeBatch() : undefined;
@@ -186,7 +201,7 @@ class BatchedFile {
 
   /** Writes what is left; every byte added is in the file when this resolves. */
   async written(): Promise<void> {
-    if (this.batchBytes > 0) await this.writeBatch();
+    if (this.batchBytes > 0) void this.writeBatch().catch(() => {}); // failures: see `writing`
     await this.writing;
   }
 
@@ -204,13 +219,19 @@ class BatchedFile {
     await this.handle.close();
   }
 
-  private async writeBatch(): Promise<void> {
-    await this.writing;
+  /**
+   * Queues the batch behind the one being written, and returns that one: waiting for it keeps
+   * one batch in flight and one filling. A failed write fails every write queued after it.
+   */
+  private writeBatch(): Promise<unknown> {
     const batch = this.batch;
     const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    this.writing = this.handle.writev(batch).then(() => this.wrote(bytes));
+    const previous = this.writing;
+    this.writing = previous.then(() => this.handle.writev(batch)).then(() => this.wrote(bytes));
+    this.writing.catch(() => {}); // seen by whoever waits next (`add`, `written`), not unhandled
+    return previous;
   }
 
   private wrote(bytes: number): void {
@@ -251,12 +272,21 @@ class KeptBytes {
     }
   }
 
+  /** A copy of the first `HEAD_BYTES` (or all, when fewer). */
   head(): Buffer {
-    return Buffer.concat(this.headChunks).subarray(0, HEAD_BYTES);
+    return Buffer.concat(this.headChunks, Math.min(this.headBytes, HEAD_BYTES));
   }
 
+  /** A copy of the last `TAIL_BYTES` (or all, when fewer). */
   tail(): Buffer {
-    const tail = Buffer.concat(this.tailChunks);
-    return tail.subarray(Math.max(0, tail.length - TAIL_BYTES));
+    const pieces: Uint8Array[] = [];
+    let bytes = 0;
+    for (let i = this.tailChunks.length - 1; i >= 0 && bytes < TAIL_BYTES; i--) {
+      const chunk = this.tailChunks[i]!;
+      const piece = chunk.subarray(Math.max(0, chunk.byteLength - (TAIL_BYTES - bytes)));
+      pieces.unshift(piece);
+      bytes += piece.byteLength;
+    }
+    return Buffer.concat(pieces, bytes);
   }
 }

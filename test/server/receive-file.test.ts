@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inspectFile, inspectHead } from '../../server/media/inspect-file';
-import { receiveToFile } from '../../server/media/receive-file';
+import { consume, receiveToFile } from '../../server/media/receive-file';
 import { fixtures } from '../helpers/file-fixtures';
 import {
   makeTempDir,
@@ -142,6 +142,49 @@ describe('receiveToFile', () => {
     });
     await expect(receiving).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(source.destroyed).toBe(true);
+  });
+});
+
+describe('consume', () => {
+  it('waits for the last chunk taken, even when the stream ends meanwhile', async () => {
+    // Everything is buffered and the end is known before reading starts, as with busboy's
+    // file stream: 'end' comes while the stream is paused for the last chunk.
+    const source = new Readable({ read() {} });
+    for (let n = 0; n < 3; n++) source.push(Buffer.alloc(1000, n));
+    source.push(null);
+    const taken: number[] = [];
+    let finishedLast = false;
+    await consume(source, new AbortController().signal, (chunk) => {
+      taken.push(chunk[0]!);
+      if (taken.length < 3) return undefined;
+      return new Promise<void>((resolve) =>
+        setTimeout(() => {
+          finishedLast = true;
+          resolve();
+        }, 50),
+      );
+    });
+    expect(taken).toEqual([0, 1, 2]);
+    expect(finishedLast).toBe(true);
+  });
+
+  it('throws the failure of the last chunk taken', async () => {
+    const source = new Readable({ read() {} });
+    source.push(Buffer.alloc(10));
+    source.push(null);
+    const failing = consume(source, new AbortController().signal, () =>
+      Promise.reject(new Error('disk full')),
+    );
+    await expect(failing).rejects.toThrow('disk full');
+  });
+
+  it('takes one large buffer in pieces, so waiting applies to each', async () => {
+    const sizes: number[] = [];
+    await consume([Buffer.alloc(5 * 1024 * 1024 + 1)], new AbortController().signal, (chunk) => {
+      sizes.push(chunk.byteLength);
+      return undefined;
+    });
+    expect(sizes).toEqual([...Array(5).fill(1024 * 1024), 1]);
   });
 });
 
