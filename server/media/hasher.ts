@@ -117,6 +117,8 @@ export class StreamHash {
    * before passing more (it rejects if a worker is gone).
    */
   update(chunk: Uint8Array): Promise<void> | undefined {
+    const gone = this.workers.failure;
+    if (gone) return Promise.reject(gone); // nothing sent now would ever be hashed
     for (let offset = 0; offset < chunk.byteLength;) {
       this.block ??= newBlock();
       const length = Math.min(chunk.byteLength - offset, BLOCK_BYTES - this.filled);
@@ -142,6 +144,7 @@ export class StreamHash {
     if (this.ended) return;
     this.ended = true;
     this.workers.cancel(this.id);
+    this.failed(new Error('This upload was aborted'));
   }
 
   /** From the last worker: `block` went through every stage and is handed back. */
@@ -156,7 +159,7 @@ export class StreamHash {
     }
   }
 
-  /** From the workers: they are gone; a receiver waiting to send more must stop. */
+  /** From the workers (they are gone) or from `abort`: a receiver waiting to send more must stop. */
   failed(error: Error): void {
     this.drained?.reject(error);
     this.drained = null;
@@ -197,6 +200,11 @@ class HashWorkers {
     this.workers = STAGES.map((algorithms, index) =>
       this.spawn(algorithms, links[index]?.port1, links[index - 1]?.port2),
     );
+  }
+
+  /** Why the workers are gone, once they are. */
+  get failure(): Error | null {
+    return this.gone;
   }
 
   begin(make: (workers: HashWorkers, id: number) => StreamHash): StreamHash {

@@ -9,7 +9,7 @@ const expected = (bytes: Buffer) => ({
   sha256: createHash('sha256').update(bytes).digest('hex'),
 });
 
-describe('StreamHash (md5 and sha256 in a worker thread)', () => {
+describe('StreamHash (md5 and sha256 in worker threads)', () => {
   it('hashes chunks of any size, views into larger buffers included, like one pass would', async () => {
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
     const hash = StreamHash.start();
@@ -65,6 +65,24 @@ describe('StreamHash (md5 and sha256 in a worker thread)', () => {
     next.update(bytes);
     expect(await next.digest()).toEqual(expected(bytes));
   });
+
+  it(
+    'fails an upload still sending when the worker goes, instead of leaving it waiting',
+    { timeout: 10_000 },
+    async () => {
+      const hash = StreamHash.start();
+      hash.update(randomBytes(2 * 1024 * 1024));
+      await stopHashWorker();
+      // Keep sending, as a receiver would: it must be told to stop, never to wait for ever.
+      let refusal: Promise<void> | undefined;
+      for (let sent = 0; !refusal && sent < 64 * 1024 * 1024; sent += 1024 * 1024) {
+        refusal = hash.update(randomBytes(1024 * 1024));
+      }
+      expect(refusal).toBeDefined();
+      await expect(refusal).rejects.toThrow(/hashing worker exited/);
+      hash.abort();
+    },
+  );
 
   it('does not keep a process alive once its work is done', () => {
     const script =
