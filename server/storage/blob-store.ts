@@ -33,6 +33,8 @@ export type Release = () => void;
  */
 export class BlobStore {
   private readonly pins = new Map<string, number>();
+  /** Blobs moved into place whose fsyncs are still running, by sha256. */
+  private readonly becomingDurable = new Map<string, Promise<void>>();
   private exclusive: Promise<unknown> = Promise.resolve();
   private pendingRemovals = new Set<Promise<void>>();
 
@@ -62,49 +64,75 @@ export class BlobStore {
    * Moves a fully written temp file into place as the blob `sha256` and pins it; resolves once
    * the blob is durable. `fileDurable` is the temp file's own fsync (see `receiveToFile`): the
    * directory is fsync'd at the same time, and no record may refer to the blob before both are
-   * done. When the blob already exists the temp file is dropped (same content). Call the returned
-   * release once the record that refers to the blob is committed (or failed).
+   * done. When the blob already exists the temp file is dropped (same content), and this waits
+   * until that blob is durable too. Call the returned release once the record that refers to the
+   * blob is committed (or failed).
    */
   async adopt(tempPath: string, sha256: string, fileDurable: Promise<void>): Promise<Release> {
-    const target = this.pathOf(sha256);
-    await this.serially(async () => {
-      this.pin(sha256);
-      let moved = false;
-      try {
-        if (await exists(target)) {
-          await unlink(tempPath).catch(() => {}); // its fsync may still run: no matter
-          return;
-        }
-        const shard = join(this.options.root, sha256.slice(0, 2));
-        // Shards are made on first use and never removed, so the rename nearly always works.
-        const created = await rename(tempPath, target).then(
-          () => false,
-          async (error: NodeJS.ErrnoException) => {
-            if (error.code !== 'ENOENT') throw error;
-            await mkdir(shard, { recursive: true });
-            await rename(tempPath, target);
-            return true;
-          },
-        );
-        moved = true;
-        await Promise.all([
-          fileDurable,
-          syncDirectory(shard),
-          created ? syncDirectory(this.options.root) : undefined,
-        ]);
-      } catch (error) {
-        // Not durable: an unreferenced blob is not left for a later upload of the same bytes.
-        if (moved) await unlink(target).catch(() => {});
-        this.unpin(sha256);
-        throw error;
-      }
-    });
+    this.pin(sha256);
+    try {
+      // Only the rename is done one at a time; the fsyncs are waited for outside, so one slow
+      // upload does not hold up the others.
+      const { durable } = await this.serially(() =>
+        this.moveIntoPlace(tempPath, sha256, fileDurable),
+      );
+      await durable;
+    } catch (error) {
+      this.unpin(sha256);
+      throw error;
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.unpin(sha256);
     };
+  }
+
+  /**
+   * Renames the temp file to the blob, or drops it when the blob exists. Returns what the blob
+   * still waits for to be durable (wrapped: a promise returned as such would be waited for under
+   * the lock). If that fails, the blob is removed: nothing may refer to it.
+   */
+  private async moveIntoPlace(
+    tempPath: string,
+    sha256: string,
+    fileDurable: Promise<void>,
+  ): Promise<{ durable: Promise<void> | undefined }> {
+    const target = this.pathOf(sha256);
+    if (await exists(target)) {
+      await unlink(tempPath).catch(() => {}); // its fsync may still run: no matter
+      return { durable: this.becomingDurable.get(sha256) };
+    }
+    const shard = join(this.options.root, sha256.slice(0, 2));
+    // Shards are made on first use and never removed, so the rename nearly always works.
+    const created = await rename(tempPath, target).then(
+      () => false,
+      async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        await mkdir(shard, { recursive: true });
+        await rename(tempPath, target);
+        return true;
+      },
+    );
+    const durable = Promise.all([
+      fileDurable,
+      syncDirectory(shard),
+      created ? syncDirectory(this.options.root) : undefined,
+    ]).then(
+      () => {},
+      async (error: unknown) => {
+        await unlink(target).catch(() => {});
+        throw error;
+      },
+    );
+    this.becomingDurable.set(sha256, durable);
+    void durable
+      .catch(() => {}) // the adopting uploads see it
+      .finally(() => {
+        if (this.becomingDurable.get(sha256) === durable) this.becomingDurable.delete(sha256);
+      });
+    return { durable };
   }
 
   read(sha256: string): Promise<Buffer> {

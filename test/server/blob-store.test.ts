@@ -68,6 +68,41 @@ describe('BlobStore', () => {
     again.release();
   });
 
+  it('adopts a blob only once it is durable, without holding up other uploads', async () => {
+    const store = await openStore(new Set());
+    const receive = async (bytes: Buffer) => {
+      const temp = store.tempPath();
+      const { hashes, durable } = await receiveToFile([bytes], temp, RECEIVE);
+      await durable;
+      return { temp, sha: (await hashes).sha256 };
+    };
+    const slow = await receive(Buffer.from('slow to sync'));
+    const same = await receive(Buffer.from('slow to sync'));
+    const other = await receive(Buffer.from('another upload'));
+    let synced!: () => void;
+    const slowSync = new Promise<void>((resolve) => (synced = resolve));
+    const settled: string[] = [];
+    const first = store.adopt(slow.temp, slow.sha, slowSync).then((release) => {
+      settled.push('first');
+      return release;
+    });
+    // The same content, adopted while the first copy's fsync runs: it must wait for that one.
+    const second = store.adopt(same.temp, same.sha, Promise.resolve()).then((release) => {
+      settled.push('same content');
+      return release;
+    });
+    const third = await store.adopt(other.temp, other.sha, Promise.resolve());
+    settled.push('other');
+    expect(settled).toEqual(['other']);
+    synced();
+    const releases = await Promise.all([first, second]);
+    expect(settled.slice(1).sort()).toEqual(['first', 'same content']);
+    expect((await listFiles(join(dir, 'blobs'))).sort()).toEqual(
+      [slow.sha.slice(2), other.sha.slice(2)].sort(),
+    );
+    for (const release of [...releases, third]) release();
+  });
+
   it('keeps a blob while an upload holds it or a record refers to it', async () => {
     const referenced = new Set<string>();
     const store = await openStore(referenced);
