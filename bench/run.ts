@@ -6,19 +6,25 @@
  * json-server 0.17 over the same portfolios, prints our figures as ratios to those baselines and
  * writes bench/results/<date>-<size>.json. Ends with bench/upload.ts when it exists.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { makePortfolios, seedDataDir, seedJsonServer } from './seed';
+import {
+  ADMIN,
+  buildServer,
+  ROOT,
+  SERVE_COMMAND,
+  startOurs,
+  startProcess,
+  type Server,
+} from './server-process';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const ADMIN = { username: 'bench', password: 'bench-password-1' };
 const LIST_CATEGORY = 'Interior'; // one category in ten
 const PAGE = 100;
 
@@ -52,82 +58,7 @@ interface PagingMeasurement {
   reachedEnd: boolean;
 }
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
 // ---------------------------------------------------------------- processes
-
-function startProcess(command: string[], env: Record<string, string>, ready: RegExp) {
-  const child = spawn(process.execPath, command, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const match = new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out:\n${output}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = ready.exec(output);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${command.join(' ')} exited ${code}:\n${output}`));
-    });
-  });
-  // A process stopped before it printed its ready line is not an error of the run.
-  match.catch(() => {});
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { child, match, stop };
-}
-
-/**
- * Our server exactly as users run it: the last command of `npm run serve` (node with its flags
- * and the built out/server/cli.js), read from package.json so the two cannot drift apart.
- */
-const SERVE_COMMAND = (() => {
-  const scripts = (
-    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      scripts: Record<string, string>;
-    }
-  ).scripts;
-  const words = scripts.serve!.split('&&').at(-1)!.trim().split(/\s+/);
-  if (words[0] !== 'node') throw new Error(`unexpected serve script: ${scripts.serve}`);
-  return words.slice(1);
-})();
-
-async function startOurs(
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<Server & { readyMs: number }> {
-  const started = performance.now();
-  const { child, match, stop } = startProcess(
-    [...SERVE_COMMAND, '--port', '0', '--data-dir', dataDir],
-    {
-      PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
-      PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
-      PORTFOLIO_LOG_LEVEL: 'warn',
-      ...env,
-    },
-    /API: +(http:\/\/\S+)\/api\/v1/,
-  );
-  const url = (await match)[1]!;
-  return { child, url, stop, readyMs: performance.now() - started };
-}
 
 async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
@@ -396,12 +327,7 @@ const ratio = (a: number, b: number | undefined | null) => (b ? a / b : null);
 const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits));
 
 async function main(): Promise<void> {
-  // What `npm run serve` does before it starts the server: build it from the current sources.
-  const build = spawnSync('npm', ['run', 'build:server', '--silent'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (build.status !== 0) throw new Error('npm run build:server failed');
+  buildServer();
   const tmp = await mkdtemp(join(tmpdir(), 'portfolio-bench-'));
   try {
     console.log(

@@ -2,7 +2,8 @@
  * Upload cost against its floor: a 5 MB JPEG uploaded through the real server over HTTP
  * (multipart, streamed to the blob store, sniffed, inspected, fsync'd, committed), compared with
  * hashing the same bytes (md5 + sha256) and reading their sharp metadata in this process alone.
- * The client is a separate process. Each round uploads a different JPEG as the cover, so each
+ * The server runs as users run it (built, with the flags of `npm run serve`) and the client is
+ * another process. Each round uploads a different JPEG as the cover, so each
  * upload also replaces (and later removes) the previous one. Target: upload ≤ 1.5× the floor.
  * Run: `tsx bench/upload.ts`.
  */
@@ -15,11 +16,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { buildApp } from '../server/app';
+import { ADMIN, buildServer, startOurs } from './server-process';
 
 const ROUNDS = 20;
 const WARMUP = 4;
-const ADMIN = { username: 'bench', password: 'bench-password-1' };
 
 /** Distinct JPEGs of about 5 MB (noise compresses poorly, so the size is easy to aim at). */
 async function makeJpegs(count: number): Promise<Buffer[]> {
@@ -171,13 +171,11 @@ export async function benchUpload() {
       return { path, boundary };
     }),
   );
-  const app = await buildApp({ dataDir, bootstrapAdmin: ADMIN, auth: { scryptLogN: 10 } });
+  buildServer();
+  const server = await startOurs(dataDir);
   let client: Awaited<ReturnType<typeof startClient>> | undefined;
   try {
-    const url = (await app.listen({ host: '127.0.0.1', port: 0 })).replace(
-      'localhost',
-      '127.0.0.1',
-    );
+    const url = server.url;
     const post = (path: string, body: unknown, session?: string) =>
       fetch(url + path, {
         method: 'POST',
@@ -212,7 +210,6 @@ export async function benchUpload() {
       floorTimes.push(t1 - t0);
       uploadTimes.push(ms);
     }
-    await app.blobStore.idle();
 
     const uploadMs = median(uploadTimes);
     const floorMs = median(floorTimes);
@@ -229,7 +226,7 @@ export async function benchUpload() {
     };
   } finally {
     client?.stop();
-    await app.close();
+    await server.stop();
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * Our server as a child process, exactly as users run it: the last command of `npm run serve`
+ * (node with its flags and the built out/server/cli.js), read from package.json so the two
+ * cannot drift apart. Shared by bench/run.ts and bench/upload.ts.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const ADMIN = { username: 'bench', password: 'bench-password-1' };
+
+export interface Server {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** What `npm run serve` does before it starts the server: build it from the current sources. */
+export function buildServer(): void {
+  const build = spawnSync('npm', ['run', 'build:server', '--silent'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) throw new Error('npm run build:server failed');
+}
+
+export function startProcess(command: string[], env: Record<string, string>, ready: RegExp) {
+  const child = spawn(process.execPath, command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const match = new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = ready.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command.join(' ')} exited ${code}:\n${output}`));
+    });
+  });
+  // A process stopped before it printed its ready line is not an error of the run.
+  match.catch(() => {});
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { child, match, stop };
+}
+
+/**
+ * Our server exactly as users run it: the last command of `npm run serve` (node with its flags
+ * and the built out/server/cli.js), read from package.json so the two cannot drift apart.
+ */
+export const SERVE_COMMAND = (() => {
+  const scripts = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const words = scripts.serve!.split('&&').at(-1)!.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`unexpected serve script: ${scripts.serve}`);
+  return words.slice(1);
+})();
+
+export async function startOurs(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Server & { readyMs: number }> {
+  const started = performance.now();
+  const { child, match, stop } = startProcess(
+    [...SERVE_COMMAND, '--port', '0', '--data-dir', dataDir],
+    {
+      PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
+      PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
+      PORTFOLIO_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    /API: +(http:\/\/\S+)\/api\/v1/,
+  );
+  const url = (await match)[1]!;
+  return { child, url, stop, readyMs: performance.now() - started };
+}
