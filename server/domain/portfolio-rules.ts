@@ -164,11 +164,12 @@ export function expectedRevision(
   ifMatch: string | undefined,
 ): number | undefined {
   if (body.revision !== undefined) return body.revision;
-  if (ifMatch === undefined) return undefined;
+  // `*` asks only that the portfolio exist (RFC 9110, 13.1.1), which the caller checks anyway.
+  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
   const match = /^(?:W\/)?"?(\d+)"?$/.exec(ifMatch.trim());
   if (!match) {
-    throw new ApiError('VALIDATION_FAILED', 'If-Match must be a revision number, like "3".', [
-      { field: 'headers.if-match', message: 'must be a revision number' },
+    throw new ApiError('VALIDATION_FAILED', 'If-Match must be a revision number, like "3", or *.', [
+      { field: 'headers.if-match', message: 'must be a revision number or *' },
     ]);
   }
   return Number(match[1]);

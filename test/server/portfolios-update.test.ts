@@ -169,6 +169,7 @@ describe('PUT /api/v1/portfolio/{id}', () => {
         ['"1"', 2],
         ['2', 3],
         ['W/"3"', 4],
+        ['*', 5], // any revision, as long as the portfolio exists
       ] as const) {
         const ok = await put(id, portfolioBody({ projectTitle: `r${expected}` }), undefined, {
           'if-match': value,
@@ -178,7 +179,7 @@ describe('PUT /api/v1/portfolio/{id}', () => {
       }
       const before = await detail(id);
       const stale = await put(id, portfolioBody({ projectTitle: 'stale' }), undefined, {
-        'if-match': '"3"',
+        'if-match': '"4"',
       });
       expectError(stale, 409, 'REVISION_CONFLICT');
       await unchanged(id, before);
