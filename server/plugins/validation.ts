@@ -47,6 +47,15 @@ export default fp(
     // Bodies are JSON (or multipart uploads). Fastify's built-in text/plain parser would pass a
     // plain-text body on to schema validation (a 400) instead of refusing its type with 415.
     app.removeContentTypeParser('text/plain');
+    // Some HTTP clients send Content-Type: application/json on every request, a DELETE without a
+    // body included; the default parser would call that empty body malformed JSON. Any other
+    // empty JSON body still is (400 MALFORMED_JSON).
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body === '' && request.method === 'DELETE') return done(null, undefined);
+      parseJson(request, body as string, done);
+    });
   },
   { name: 'validation' },
 );

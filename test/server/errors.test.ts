@@ -90,6 +90,15 @@ describe('error answers', () => {
     expectError(signIn, 400, 'MALFORMED_JSON');
   });
 
+  it('takes a DELETE without a body even when it says application/json', async () => {
+    const session = await s.userSession('delete.me', 'viewer');
+    const deleted = await s.request('DELETE', '/api/v1/users/delete.me', {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await s.request('GET', '/api/v1/appauth', { session })).status).toBe(401);
+  });
+
   it('answers a body that is not JSON with 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
       const response = await s.request('POST', '/api/v1/portfolio', {
