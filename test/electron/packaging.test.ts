@@ -23,6 +23,22 @@ describe('packaging', () => {
     expect(config.win.target).toEqual(['nsis']);
     expect(config.mac.target).toEqual(['dmg']);
     expect(config.afterPack).toBe('electron/packaging/after-pack.mjs');
+    // What goes into the archive, by electron-builder's own file matching: the app's bundles,
+    // not the headless server's (the app runs the server in its main process).
+    const { FileMatcher } = require('app-builder-lib/out/fileMatcher');
+    const matcher = new FileMatcher(
+      root.pathname,
+      '/app',
+      (p: string) => p,
+      config.files[0].filter,
+    );
+    const packs = matcher.createFilter();
+    const file = { isDirectory: () => false, isFile: () => true, isSymbolicLink: () => false };
+    const packed = (path: string) => packs(new URL(path, root).pathname, file);
+    expect(packed('out/main/index.js')).toBe(true);
+    expect(packed('out/renderer/index.html')).toBe(true);
+    expect(packed('out/server/cli.js')).toBe(false);
+    expect(packed('out/main/index.js.map')).toBe(false);
   });
 
   it('flips the fuses that lock the binary down', () => {
