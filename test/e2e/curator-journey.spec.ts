@@ -525,8 +525,22 @@ test('the gallery works on a phone-sized screen', async () => {
     () => document.documentElement.scrollWidth - window.innerWidth,
   );
   expect(overflow).toBeLessThanOrEqual(0);
+  // The filters below the title search fold away, so the first portfolio is on the first screen.
+  const filters = page.locator('.toolbar-toggle');
+  await expect(filters).toHaveAccessibleName('Filters');
+  await expect(filters).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.getByLabel('Category', { exact: true })).toBeHidden();
+  const firstCard = await page.locator('.card-grid--row').first().boundingBox();
+  expect(firstCard!.y).toBeLessThan(844);
   await expectAccessible(page, 'gallery on a phone');
   await screenshot(page, '13-phone-gallery');
+  await filters.click();
+  await expect(filters).toHaveAttribute('aria-expanded', 'true');
+  await page.getByLabel('Category', { exact: true }).fill('Ceramics');
+  await expect(page.locator('.result-count')).toHaveText('1 portfolio match');
+  await expect(filters).toHaveAccessibleName('Filters 1 set');
+  await screenshot(page, '14-phone-filters');
+  await page.getByRole('button', { name: 'Clear filters' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
 });

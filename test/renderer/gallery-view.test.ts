@@ -4,6 +4,7 @@ import {
   SORT_OPTIONS,
   escapeFilterValue,
   listParamsOf,
+  moreFilterCount,
   searchFromView,
   viewFromSearch,
 } from '../../renderer/src/gallery/gallery-view';
@@ -29,6 +30,13 @@ describe('gallery view in the URL', () => {
   it('falls back to the default sort for an unknown sort key in a hand-edited URL', () => {
     expect(viewFromSearch(new URLSearchParams('sort=price')).sort).toBe(DEFAULT_SORT);
     expect(viewFromSearch(new URLSearchParams('staffPick=maybe')).staffPick).toBe('');
+  });
+
+  it("counts the filters set besides the title search, for the phone's Filters button", () => {
+    const count = (query: string) => moreFilterCount(viewFromSearch(new URLSearchParams(query)));
+    expect(count('q=tea&sort=projectTitle')).toBe(0);
+    expect(count('category=Tableware&staffPick=false&active=true&q=tea')).toBe(3);
+    expect(count('memberBarcode=%20%20')).toBe(0); // blank is not set
   });
 
   it('offers every orderBy key in both directions', () => {

@@ -64,6 +64,11 @@ export function hasFilters(view: GalleryView): boolean {
   return [...TEXT_KEYS, ...TRI_KEYS].some((key) => view[key].trim() !== '');
 }
 
+/** How many filters besides the title search are set (shown on the phone's Filters button). */
+export function moreFilterCount(view: GalleryView): number {
+  return [...TEXT_KEYS, ...TRI_KEYS].filter((key) => key !== 'q' && view[key].trim() !== '').length;
+}
+
 /** `\` and `,` are escaped inside a filter value (DESIGN §4). */
 export function escapeFilterValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/,/g, '\\,');

@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { describeError } from '../api/api-error';
 import { DebouncedTextField } from '../components/DebouncedTextField';
@@ -9,6 +9,7 @@ import {
   SORT_OPTIONS,
   hasFilters,
   listParamsOf,
+  moreFilterCount,
   searchFromView,
   viewFromSearch,
 } from '../gallery/gallery-view';
@@ -47,6 +48,9 @@ export function GalleryPage() {
   const items = useMemo(() => list.data?.pages.flatMap((page) => page.lists) ?? [], [list.data]);
   const total = list.data?.pages[0]?.total;
   const filtered = hasFilters(view);
+  // On a phone the filters below the title search fold away behind a button.
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const moreFilters = moreFilterCount(view);
 
   return (
     <div className="page gallery-page">
@@ -64,63 +68,84 @@ export function GalleryPage() {
         )}
       </div>
 
-      <div role="search" className="toolbar" aria-label="Search and filter portfolios">
+      <div
+        role="search"
+        className={`toolbar${filtersOpen ? ' toolbar--open' : ''}`}
+        aria-label="Search and filter portfolios"
+      >
         <DebouncedTextField type="search" label="Search titles" value={view.q} onCommit={commitQ} />
-        <DebouncedTextField label="Category" value={view.category} onCommit={commitCategory} />
-        <DebouncedTextField
-          label="Member barcode"
-          value={view.memberBarcode}
-          onCommit={commitMember}
-        />
-        <DebouncedTextField label="Ready to buy" value={view.readyToBuy} onCommit={commitReady} />
-        <TriStateSelect
-          label="Staff pick"
-          value={view.staffPick}
-          yes="Staff picks"
-          no="Not picked"
-          onChange={(staffPick) => update({ staffPick })}
-        />
-        {staff && (
-          <>
-            <TriStateSelect
-              label="Published"
-              value={view.published}
-              yes="Published"
-              no="Unpublished"
-              onChange={(published) => update({ published })}
-            />
-            <TriStateSelect
-              label="Active"
-              value={view.active}
-              yes="Active"
-              no="Inactive"
-              onChange={(active) => update({ active })}
-            />
-          </>
-        )}
-        <label className="field field--compact">
-          <span className="field-label">Sort by</span>
-          <select value={view.sort} onChange={(event) => update({ sort: event.target.value })}>
-            {SORT_OPTIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {filtered && (
-          <button
-            type="button"
-            className="button button--quiet"
-            onClick={() =>
-              setSearch(
-                searchFromView({ ...viewFromSearch(new URLSearchParams()), sort: view.sort }),
-              )
-            }
-          >
-            Clear filters
-          </button>
-        )}
+        <button
+          type="button"
+          className="button toolbar-toggle"
+          aria-expanded={filtersOpen}
+          aria-controls="gallery-filters"
+          onClick={() => setFiltersOpen((open) => !open)}
+        >
+          Filters
+          {moreFilters > 0 && (
+            <span className="badge badge--count">
+              {moreFilters}
+              <span className="visually-hidden"> set</span>
+            </span>
+          )}
+        </button>
+        <div id="gallery-filters" className="toolbar-more">
+          <DebouncedTextField label="Category" value={view.category} onCommit={commitCategory} />
+          <DebouncedTextField
+            label="Member barcode"
+            value={view.memberBarcode}
+            onCommit={commitMember}
+          />
+          <DebouncedTextField label="Ready to buy" value={view.readyToBuy} onCommit={commitReady} />
+          <TriStateSelect
+            label="Staff pick"
+            value={view.staffPick}
+            yes="Staff picks"
+            no="Not picked"
+            onChange={(staffPick) => update({ staffPick })}
+          />
+          {staff && (
+            <>
+              <TriStateSelect
+                label="Published"
+                value={view.published}
+                yes="Published"
+                no="Unpublished"
+                onChange={(published) => update({ published })}
+              />
+              <TriStateSelect
+                label="Active"
+                value={view.active}
+                yes="Active"
+                no="Inactive"
+                onChange={(active) => update({ active })}
+              />
+            </>
+          )}
+          <label className="field field--compact">
+            <span className="field-label">Sort by</span>
+            <select value={view.sort} onChange={(event) => update({ sort: event.target.value })}>
+              {SORT_OPTIONS.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          {filtered && (
+            <button
+              type="button"
+              className="button button--quiet"
+              onClick={() =>
+                setSearch(
+                  searchFromView({ ...viewFromSearch(new URLSearchParams()), sort: view.sort }),
+                )
+              }
+            >
+              Clear filters
+            </button>
+          )}
+        </div>
       </div>
 
       {list.isError && !list.data ? (
