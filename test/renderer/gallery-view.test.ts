@@ -33,10 +33,13 @@ describe('gallery view in the URL', () => {
   });
 
   it("counts the filters set besides the title search, for the phone's Filters button", () => {
-    const count = (query: string) => moreFilterCount(viewFromSearch(new URLSearchParams(query)));
+    const count = (query: string, staff = true) =>
+      moreFilterCount(viewFromSearch(new URLSearchParams(query)), staff);
     expect(count('q=tea&sort=projectTitle')).toBe(0);
     expect(count('category=Tableware&staffPick=false&active=true&q=tea')).toBe(3);
     expect(count('memberBarcode=%20%20')).toBe(0); // blank is not set
+    // A viewer's shared link may say active=true: viewers have no such filter to show.
+    expect(count('category=Tableware&published=false&active=true', false)).toBe(1);
   });
 
   it('offers every orderBy key in both directions', () => {

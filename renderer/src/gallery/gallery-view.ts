@@ -64,9 +64,14 @@ export function hasFilters(view: GalleryView): boolean {
   return [...TEXT_KEYS, ...TRI_KEYS].some((key) => view[key].trim() !== '');
 }
 
-/** How many filters besides the title search are set (shown on the phone's Filters button). */
-export function moreFilterCount(view: GalleryView): number {
-  return [...TEXT_KEYS, ...TRI_KEYS].filter((key) => key !== 'q' && view[key].trim() !== '').length;
+/**
+ * How many filters besides the title search are set (shown on the phone's Filters button).
+ * Published and active count only for staff: viewers neither see nor send them.
+ */
+export function moreFilterCount(view: GalleryView, staff: boolean): number {
+  const shown = (key: (typeof TEXT_KEYS)[number] | (typeof TRI_KEYS)[number]) =>
+    key !== 'q' && (staff || (key !== 'published' && key !== 'active'));
+  return [...TEXT_KEYS, ...TRI_KEYS].filter((key) => shown(key) && view[key].trim() !== '').length;
 }
 
 /** `\` and `,` are escaped inside a filter value (DESIGN §4). */

@@ -50,7 +50,7 @@ export function GalleryPage() {
   const filtered = hasFilters(view);
   // On a phone the filters below the title search fold away behind a button.
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const moreFilters = moreFilterCount(view);
+  const moreFilters = moreFilterCount(view, staff);
 
   return (
     <div className="page gallery-page">
@@ -78,7 +78,6 @@ export function GalleryPage() {
           type="button"
           className="button toolbar-toggle"
           aria-expanded={filtersOpen}
-          aria-controls="gallery-filters"
           onClick={() => setFiltersOpen((open) => !open)}
         >
           Filters
@@ -89,7 +88,7 @@ export function GalleryPage() {
             </span>
           )}
         </button>
-        <div id="gallery-filters" className="toolbar-more">
+        <div className="toolbar-more">
           <DebouncedTextField label="Category" value={view.category} onCommit={commitCategory} />
           <DebouncedTextField
             label="Member barcode"
@@ -132,20 +131,20 @@ export function GalleryPage() {
               ))}
             </select>
           </label>
-          {filtered && (
-            <button
-              type="button"
-              className="button button--quiet"
-              onClick={() =>
-                setSearch(
-                  searchFromView({ ...viewFromSearch(new URLSearchParams()), sort: view.sort }),
-                )
-              }
-            >
-              Clear filters
-            </button>
-          )}
         </div>
+        {filtered && (
+          <button
+            type="button"
+            className="button button--quiet"
+            onClick={() =>
+              setSearch(
+                searchFromView({ ...viewFromSearch(new URLSearchParams()), sort: view.sort }),
+              )
+            }
+          >
+            Clear filters
+          </button>
+        )}
       </div>
 
       {list.isError && !list.data ? (
