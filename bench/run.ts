@@ -503,6 +503,7 @@ async function main(): Promise<void> {
       const child = spawn(process.execPath, ['--import', 'tsx', 'bench/upload.ts'], {
         cwd: ROOT,
         stdio: 'inherit',
+        env: { ...process.env, PORTFOLIO_BENCH_SERVER_BUILT: '1' },
       });
       child.once('exit', (code) =>
         code === 0 ? resolve() : reject(new Error(`bench/upload.ts exited ${code}`)),

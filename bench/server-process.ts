@@ -34,7 +34,10 @@ export function startProcess(command: string[], env: Record<string, string>, rea
   });
   let output = '';
   const match = new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out:\n${output}`)), 120_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never left running behind a failed run
+      reject(new Error(`timed out:\n${output}`));
+    }, 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const found = ready.exec(output);
@@ -55,7 +58,12 @@ export function startProcess(command: string[], env: Record<string, string>, rea
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
+      // A clean stop first; a process that does not end within 10 s is killed.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
       child.kill('SIGTERM');
     });
   return { child, match, stop };

@@ -50,7 +50,11 @@ export default fp(
     // Some HTTP clients send Content-Type: application/json on every request, a DELETE without a
     // body included; the default parser would call that empty body malformed JSON. Any other
     // empty JSON body still is (400 MALFORMED_JSON).
-    const parseJson = app.getDefaultJsonParser('error', 'error');
+    // The same prototype-poisoning rules as Fastify's own JSON parser (its defaults: refuse).
+    const parseJson = app.getDefaultJsonParser(
+      app.initialConfig.onProtoPoisoning ?? 'error',
+      app.initialConfig.onConstructorPoisoning ?? 'error',
+    );
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if (body === '' && request.method === 'DELETE') return done(null, undefined);
