@@ -150,9 +150,7 @@ export class StreamHash {
   /** From the last worker: `block` went through every stage and is handed back. */
   hashed(block: Uint8Array): void {
     this.queued -= block.byteLength;
-    if (block.buffer.byteLength === BLOCK_BYTES && spareBlocks.length < MAX_SPARE_BLOCKS) {
-      spareBlocks.push(block.buffer as ArrayBuffer);
-    }
+    if (spareBlocks.length < MAX_SPARE_BLOCKS) spareBlocks.push(block.buffer as ArrayBuffer);
     if (this.drained && this.queued <= MAX_QUEUED_BYTES / 2) {
       this.drained.resolve();
       this.drained = null;

@@ -69,14 +69,9 @@ export async function inspectFile(path: string, options: InspectOptions): Promis
   const clientExt = extname(options.clientName).slice(1).toLowerCase();
   if (!sniffed) return inspectText(path, options.size, clientExt);
 
-  const rasterExt = RASTER_TYPES.get(sniffed.mime);
-  if (rasterExt) {
-    const mimeType = sniffed.mime === 'image/apng' ? 'image/png' : sniffed.mime;
+  if (RASTER_TYPES.has(sniffed.mime)) {
     const dimention = await imageDimensions(path, options.maxPixels);
-    return assertComplete(
-      { mimeType, extension: rasterExt, kind: 'image', dimention },
-      options.tail,
-    );
+    return assertComplete(rasterImage(sniffed.mime, dimention), options.tail);
   }
   if (sniffed.mime === 'application/pdf')
     return { mimeType: sniffed.mime, extension: 'pdf', kind: 'pdf', dimention: null };
@@ -108,9 +103,16 @@ export async function inspectHead(head: Buffer, maxPixels: number): Promise<Insp
   } catch {
     return null; // damaged, or cut off by the head's end: the file will tell which
   }
-  const mimeType = sniffed.mime === 'image/apng' ? 'image/png' : sniffed.mime;
-  const dimention = checkedDimensions(metadata, maxPixels);
-  return { mimeType, extension: RASTER_TYPES.get(mimeType)!, kind: 'image', dimention };
+  return rasterImage(sniffed.mime, checkedDimensions(metadata, maxPixels));
+}
+
+/** The inspection of a raster image of a sniffed type (APNG is served as PNG). */
+function rasterImage(
+  sniffedMime: string,
+  dimention: { width: number; height: number },
+): Inspection {
+  const mimeType = sniffedMime === 'image/apng' ? 'image/png' : sniffedMime;
+  return { mimeType, extension: RASTER_TYPES.get(sniffedMime)!, kind: 'image', dimention };
 }
 
 const HEAD_TYPES = new Set(['image/jpeg', 'image/png', 'image/apng']);

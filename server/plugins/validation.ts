@@ -49,8 +49,8 @@ export default fp(
     app.removeContentTypeParser('text/plain');
     // Some HTTP clients send Content-Type: application/json on every request, a DELETE without a
     // body included; the default parser would call that empty body malformed JSON. Any other
-    // empty JSON body still is (400 MALFORMED_JSON).
-    // The same prototype-poisoning rules as Fastify's own JSON parser (its defaults: refuse).
+    // empty JSON body still is (400 MALFORMED_JSON), and everything else goes to Fastify's own
+    // parser with the instance's prototype-poisoning rules.
     const parseJson = app.getDefaultJsonParser(
       app.initialConfig.onProtoPoisoning ?? 'error',
       app.initialConfig.onConstructorPoisoning ?? 'error',
