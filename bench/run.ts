@@ -15,10 +15,10 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { makePortfolios, seedDataDir, seedJsonServer } from './seed';
 import {
-  ADMIN,
   buildServer,
   ROOT,
   SERVE_COMMAND,
+  signIn,
   startOurs,
   startProcess,
   type Server,
@@ -201,12 +201,7 @@ const createBody = {
 async function measureOurs(dataDir: string, detailId: string) {
   // First start: bootstraps the admin and the page-token secret; the session outlives restarts.
   const warm = await startOurs(dataDir);
-  const signIn = await fetch(`${warm.url}/api/v1/appauth`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  const { sessionId } = (await signIn.json()) as { sessionId: string };
+  const sessionId = await signIn(warm.url);
   await warm.stop();
 
   const headers = { authorization: sessionId };

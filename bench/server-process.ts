@@ -102,3 +102,14 @@ export async function startOurs(
   const url = (await match)[1]!;
   return { child, url, stop, readyMs: performance.now() - started };
 }
+
+/** Signs the bench admin in on a server started by `startOurs`; answers the session id. */
+export async function signIn(url: string): Promise<string> {
+  const response = await fetch(`${url}/api/v1/appauth`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
+  return ((await response.json()) as { sessionId: string }).sessionId;
+}

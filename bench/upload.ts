@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { ADMIN, buildServer, startOurs } from './server-process';
+import { buildServer, signIn, startOurs } from './server-process';
 
 const ROUNDS = 20;
 const WARMUP = 4;
@@ -177,24 +177,21 @@ export async function benchUpload() {
     );
     server = await startOurs(join(work, 'data'));
     const url = server.url;
-    const post = (path: string, body: unknown, session?: string) =>
-      fetch(url + path, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(session ? { authorization: session } : {}),
-        },
-        body: JSON.stringify(body),
-      }).then((response) => response.json() as Promise<Record<string, string>>);
-    const { sessionId } = await post('/api/v1/appauth', ADMIN);
-    const { portfolioId } = await post(
-      '/api/v1/portfolio',
-      { memberBarcode: 'B1', category: 'Bench', projectTitle: 'Bench', projectDetail: 'Bench' },
-      sessionId,
-    );
+    const sessionId = await signIn(url);
+    const created = await fetch(`${url}/api/v1/portfolio`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: sessionId },
+      body: JSON.stringify({
+        memberBarcode: 'B1',
+        category: 'Bench',
+        projectTitle: 'Bench',
+        projectDetail: 'Bench',
+      }),
+    });
+    const { portfolioId } = (await created.json()) as { portfolioId: string };
     client = await startClient({
       url: `${url}/api/v1/portfolio/${portfolioId}/cover`,
-      session: sessionId!,
+      session: sessionId,
       bodies,
     });
 

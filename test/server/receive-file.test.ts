@@ -62,23 +62,14 @@ describe('inspecting an upload from its head', () => {
     expect(jpeg.length).toBeGreaterThan(HEAD);
     expect(png.length).toBeGreaterThan(HEAD);
 
-    const jpegHead = await inspectHead(jpeg.subarray(0, HEAD), LIMITS.maxPixels);
-    expect(jpegHead).toEqual({
-      mimeType: 'image/jpeg',
-      extension: 'jpg',
-      kind: 'image',
-      dimention: { width: 600, height: 900 },
-    });
-    expect(jpegHead).toEqual(await fromFile(jpeg, 'rotated.jpg'));
-
-    const pngHead = await inspectHead(png.subarray(0, HEAD), LIMITS.maxPixels);
-    expect(pngHead).toEqual({
-      mimeType: 'image/png',
-      extension: 'png',
-      kind: 'image',
-      dimention: { width: 500, height: 400 },
-    });
-    expect(pngHead).toEqual(await fromFile(png, 'noise.png'));
+    for (const [bytes, name, mimeType, extension, dimention] of [
+      [jpeg, 'rotated.jpg', 'image/jpeg', 'jpg', { width: 600, height: 900 }],
+      [png, 'noise.png', 'image/png', 'png', { width: 500, height: 400 }],
+    ] as const) {
+      const fromHead = await inspectHead(bytes.subarray(0, HEAD), LIMITS.maxPixels);
+      expect(fromHead, name).toEqual({ mimeType, extension, kind: 'image', dimention });
+      expect(fromHead, name).toEqual(await fromFile(bytes, name));
+    }
   });
 
   it('leaves to the whole file what the head cannot tell', async () => {
