@@ -5,7 +5,7 @@
  * The server runs as users run it (built, with the flags of `npm run serve`) and the client is
  * another process. Each round uploads a different JPEG as the cover, so each
  * upload also replaces (and later removes) the previous one. Target: upload ≤ 1.5× the floor.
- * Run: `tsx bench/upload.ts`.
+ * Run: `npx tsx bench/upload.ts`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
