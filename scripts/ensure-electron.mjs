@@ -1,5 +1,5 @@
-// npm 11 skips dependencies' install scripts unless approved, so `npm install` never downloads
-// the Electron runtime. The desktop commands fetch it on first use instead; headless use and CI
+// package.json's allowScripts denies Electron's install script, so `npm install` never downloads
+// the Electron runtime (and works behind a firewall that lets only the npm registry through). The desktop commands fetch it on first use instead; headless use and CI
 // never need it.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';

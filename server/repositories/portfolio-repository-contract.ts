@@ -1,0 +1,199 @@
+/**
+ * The portfolio repository contract (DESIGN §9, §12): every storage backend (the embedded store
+ * today, PostgreSQL next) implements exactly this, and one contract suite (test/server/contract/)
+ * runs against each. Nothing here knows HTTP: failures are the typed errors below, which the
+ * service turns into API errors.
+ *
+ * Invariants every backend keeps:
+ * - Every committed change (insert, update, delete, restore, purge) gets the next `seq`, a
+ *   per-library integer that only grows, assigned in commit order and durable with the change.
+ * - `update` and `delete` are compare-and-set on `revision`: a lost update is impossible.
+ * - A change is acknowledged (the promise resolves) only once it is durable.
+ * - Records handed out are immutable snapshots; a change stores a new object.
+ */
+import type { PortfolioRecord } from '../../shared';
+import type { ListPage, ListRequest } from './portfolio-index';
+
+/** A portfolio as stored: the record plus who made and last changed it, and its change `seq`. */
+export interface StoredPortfolio extends PortfolioRecord {
+  seq: number;
+  createdBy: string;
+  modifiedBy: string;
+}
+
+/** What the service says about a change; the repository stores it with the revision. */
+export interface ChangeMeta {
+  /** Username of the caller (or `system` for jobs and migrations). */
+  by: string;
+  /** Milliseconds since the epoch; for display only, nothing decides by it. */
+  time: number;
+  /** create | save | publish | unpublish | activate | deactivate | file | delete | restore | … */
+  command: string;
+  /** Top-level record keys this change altered (`cover`, `draftingProcess`, … for files). */
+  changedFields: string[];
+}
+
+/** One kept revision of a portfolio: a full snapshot (file metadata, never bytes). */
+export interface RevisionEntry {
+  portfolioId: string;
+  revision: number;
+  seq: number;
+  modifiedTime: number;
+  modifiedBy: string;
+  command: string;
+  changedFields: string[];
+  snapshot: StoredPortfolio;
+}
+
+export interface TrashEntry {
+  portfolioId: string;
+  projectTitle: string;
+  category: string;
+  deletedTime: number;
+  deletedBy: string;
+  /** The revision the portfolio had when it was deleted. */
+  revision: number;
+  seq: number;
+  /** The portfolio as it was when deleted: a restore brings exactly this back. */
+  snapshot: StoredPortfolio;
+}
+
+/** One entry of the change feed, collapsed to the record's latest state. */
+export type Change =
+  | {
+      seq: number;
+      portfolioId: string;
+      revision: number;
+      deleted: false;
+      portfolio: StoredPortfolio;
+    }
+  | { seq: number; portfolioId: string; revision: number; deleted: true };
+
+export interface ChangePage {
+  changes: Change[];
+  /** The `since` to pass next time: the seq of the last change returned, or `since` if none. */
+  next: number;
+  hasMore: boolean;
+}
+
+/** Keyset paging for history and trash: the newest first. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  /** Opaque cursor for the next page, or null on the last one. */
+  next: string | null;
+}
+
+export interface RetentionPolicy {
+  /** Keep every revision newer than this (ms since the epoch). */
+  keepSince: number;
+  /** And always the newest N revisions of each portfolio. */
+  keepNewest: number;
+}
+
+// ---- Errors (no HTTP here: the service maps them) ----
+
+export class RepositoryError extends Error {}
+
+export class PortfolioNotFoundError extends RepositoryError {
+  override readonly name = 'PortfolioNotFoundError';
+  constructor(readonly portfolioId: string) {
+    super(`No portfolio "${portfolioId}".`);
+  }
+}
+
+export class PortfolioIdTakenError extends RepositoryError {
+  override readonly name = 'PortfolioIdTakenError';
+  constructor(readonly portfolioId: string) {
+    super(`The portfolioId "${portfolioId}" is already taken.`);
+  }
+}
+
+export class RevisionConflictError extends RepositoryError {
+  override readonly name = 'RevisionConflictError';
+  constructor(
+    readonly portfolioId: string,
+    readonly currentRevision: number,
+    readonly expectedRevision: number,
+  ) {
+    super(
+      `The portfolio is at revision ${currentRevision}, not ${expectedRevision}; reload it and try again.`,
+    );
+  }
+}
+
+/** `changesSince` was asked for a seq older than the oldest tombstone the backend still keeps. */
+export class ResyncRequiredError extends RepositoryError {
+  override readonly name = 'ResyncRequiredError';
+  constructor(
+    readonly since: number,
+    readonly oldestKnown: number,
+  ) {
+    super(`Changes since ${since} are no longer known (kept from ${oldestKnown}); resync.`);
+  }
+}
+
+/**
+ * The contract. `next` records passed to insert/update are complete portfolio records as the
+ * domain built them; the repository stamps `seq`, `createdBy`/`modifiedBy` (from meta.by) and
+ * answers the stored record.
+ */
+export interface PortfolioRepository {
+  /** Random id made when the library (data directory or database) was created. */
+  readonly libraryId: string;
+
+  get(portfolioId: string): Promise<StoredPortfolio | undefined>;
+
+  /** The list (DESIGN §4): one page of live portfolios, with the total of matches. */
+  query(request: ListRequest): Promise<ListPage>;
+
+  /** Throws PortfolioIdTakenError if the id is live or in the trash. */
+  insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio>;
+
+  /**
+   * Compare-and-set: stores `next` (whose `revision` must be expectedRevision + 1) only if the
+   * stored revision is still `expectedRevision`. Throws PortfolioNotFoundError or
+   * RevisionConflictError and changes nothing otherwise.
+   */
+  update(
+    portfolioId: string,
+    expectedRevision: number,
+    next: PortfolioRecord,
+    meta: ChangeMeta,
+  ): Promise<StoredPortfolio>;
+
+  /** Moves the portfolio to the trash (compare-and-set as update; undefined = any revision). */
+  delete(
+    portfolioId: string,
+    expectedRevision: number | undefined,
+    meta: ChangeMeta,
+  ): Promise<TrashEntry>;
+
+  /** Brings a trashed portfolio back as `next` (a new revision). Throws if not in the trash. */
+  restoreFromTrash(
+    portfolioId: string,
+    next: PortfolioRecord,
+    meta: ChangeMeta,
+  ): Promise<StoredPortfolio>;
+
+  getTrashed(portfolioId: string): Promise<TrashEntry | undefined>;
+  listTrash(pageSize: number, cursor: string | null): Promise<Page<TrashEntry>>;
+  /** Removes trashed portfolios deleted before `deletedBefore` (or one id); their history too. */
+  purge(options: { deletedBefore?: number; portfolioId?: string }): Promise<string[]>;
+
+  /** Kept revisions, newest first. */
+  revisions(
+    portfolioId: string,
+    pageSize: number,
+    cursor: string | null,
+  ): Promise<Page<RevisionEntry>>;
+  revision(portfolioId: string, revision: number): Promise<RevisionEntry | undefined>;
+  /** Drops revisions the policy no longer keeps (the current revision is always kept). */
+  pruneRevisions(policy: RetentionPolicy): Promise<number>;
+
+  /** Feed: changes after `since`, in seq order, collapsed per portfolio. */
+  changesSince(since: number, limit: number): Promise<ChangePage>;
+
+  /** sha256 of every blob a live, trashed or kept record references (blob collection). */
+  referencedBlobs(): Promise<Set<string>>;
+}
