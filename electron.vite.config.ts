@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import { devApiPort } from './electron/main/dev-server';
 import rendererConfig from './renderer/vite.config';
 
@@ -11,6 +12,18 @@ const fromRoot = (path: string) => fileURLToPath(new URL(path, import.meta.url))
  * node_modules (unpacked from the asar, see electron-builder.yml). The renderer reuses the
  * browser build's settings, so `npm run build` and `npm run build:renderer` make the same UI.
  */
+/**
+ * electron-vite's renderer preset forces `base: './'` for production builds, made for windows
+ * that load index.html from disk. This window loads the embedded server's origin, and the same
+ * out/renderer is served to browsers, where a relative './assets/…' under a deep link such as
+ * /portfolios/abc resolves to /portfolios/assets/… and the page stays blank. A plugin's config
+ * hook runs after the preset's, so the absolute base of renderer/vite.config.ts wins again.
+ */
+const absoluteBase: Plugin = {
+  name: 'portfolio:absolute-base',
+  config: () => ({ base: rendererConfig.base }),
+};
+
 export default defineConfig({
   main: {
     build: {
@@ -35,6 +48,7 @@ export default defineConfig({
   },
   renderer: {
     ...rendererConfig,
+    plugins: [...(rendererConfig.plugins ?? []), absoluteBase],
     root: fromRoot('renderer'),
     build: {
       ...rendererConfig.build,

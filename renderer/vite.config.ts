@@ -15,6 +15,11 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../out/renderer', import.meta.url)),
     emptyOutDir: true,
+    // Stated rather than left to the defaults: electron-vite's renderer preset would otherwise
+    // build for Electron's Chromium only and unminified, and its out/renderer is also what the
+    // server hands to browsers on the LAN.
+    target: 'baseline-widely-available',
+    minify: true,
     // The Electron CSP forbids inline scripts and data: fonts; keep every asset a real file.
     assetsInlineLimit: 0,
     sourcemap: true,

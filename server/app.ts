@@ -18,6 +18,7 @@ import portfolioListRoutes from './routes/portfolio-list';
 import fileRoutes from './routes/files';
 import portfolioRoutes from './routes/portfolios';
 import userRoutes from './routes/users';
+import shellFacade from './shell-facade';
 
 export type { AppOptions } from './config';
 
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(storage, { dataDir: config.dataDir, ...options.storage });
   await app.register(auth, { config: config.auth });
   await app.register(blobStore);
+  await app.register(shellFacade);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });

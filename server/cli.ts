@@ -1,143 +1,93 @@
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { buildApp } from './app';
-import { isLoopbackHostName } from './plugins/loopback-host';
-import { DataDirInUseError } from './storage/data-dir-lock';
+#!/usr/bin/env node
+import packageJson from '../package.json' with { type: 'json' };
+import {
+  CommandFailed,
+  EXIT,
+  UsageError,
+  commandHelp,
+  overviewHelp,
+  parseCommand,
+  print,
+  type Command,
+} from './cli/command';
+import { serveCommand } from './cli/serve';
+import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 
-const HELP = `Portfolio Manager headless server
-
-Usage: npm run serve -- [options]
-       tsx server/cli.ts serve [options]
-
-Options (each also as an environment variable):
-  --host <address>      PORTFOLIO_HOST       address to listen on (default 127.0.0.1;
-                                             0.0.0.0 shares on the LAN)
-  --port <number>       PORTFOLIO_PORT       port (default 8080; 0 picks a free one)
-  --data-dir <path>     PORTFOLIO_DATA_DIR   database and files (default ./data)
-  --help                                     show this help
-
-First start (no users yet): the admin account comes from PORTFOLIO_ADMIN_USERNAME and
-PORTFOLIO_ADMIN_PASSWORD; without a password one is generated and printed once.
-PORTFOLIO_LOG_LEVEL sets the log level (default info). PORTFOLIO_LIST_CACHE_MB sets the memory
-for reused list answers (default 16; 0 turns the cache off).`;
-
-function fail(message: string): never {
-  console.error(`error: ${message}`);
-  process.exit(2);
-}
-
-function parseCacheMegabytes(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const megabytes = Number(value);
-  if (value.trim() === '' || !Number.isFinite(megabytes) || megabytes < 0)
-    fail(`PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`);
-  return Math.round(megabytes * 1024 * 1024);
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    fail(`--port must be 0..65535, not "${value}"`);
-  return port;
-}
-
-function parseCommandLine() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    // An unknown or incomplete flag is the user's mistake: say so, without a stack trace.
-    fail(`${(error as Error).message}\nRun with --help for usage.`);
-  }
-}
-
-/**
- * The built web UI, out/renderer under the project root: the nearest folder above this file with
- * a package.json, whether this runs as server/cli.ts (tsx) or as the build, out/server/cli.js.
+/*
+ * `portfolio`, the one command line (DESIGN §14): this file only picks the command; each lives
+ * in server/cli/ and describes its own flags, from which its parser and help are made.
  */
-function builtRendererDir(): string | null {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-  const rendererDir = join(dir, 'out', 'renderer');
-  return existsSync(rendererDir) ? rendererDir : null;
+
+const COMMANDS: Command[] = [serveCommand, usersListCommand, usersResetPasswordCommand];
+const TITLE = `Portfolio Manager ${packageJson.version}`;
+
+/** The command whose words start `args` (the longest such), or a group name such as "users". */
+function findCommand(args: string[]): { command: Command; rest: string[] } | { group: string } {
+  const matches = COMMANDS.filter((command) =>
+    command.name.split(' ').every((word, index) => args[index] === word),
+  ).sort((a, b) => b.name.length - a.name.length);
+  const command = matches[0];
+  if (command) return { command, rest: args.slice(command.name.split(' ').length) };
+  const word = args[0] ?? '';
+  if (COMMANDS.some((candidate) => candidate.name.startsWith(`${word} `))) return { group: word };
+  throw new UsageError(`unknown command "${word}"`);
 }
 
-async function main(): Promise<void> {
-  const { values, positionals } = parseCommandLine();
-  const command = positionals[0] ?? 'serve';
-  if (values.help) return void console.log(HELP);
-  if (command !== 'serve') fail(`unknown command "${command}"\n\n${HELP}`);
+function show(text: string): number {
+  print(text);
+  return EXIT.ok;
+}
 
-  const env = process.env;
-  const host = values.host ?? env.PORTFOLIO_HOST ?? '127.0.0.1';
-  const port = parsePort(values.port ?? env.PORTFOLIO_PORT ?? '8080');
-  const dataDir = resolve(values['data-dir'] ?? env.PORTFOLIO_DATA_DIR ?? 'data');
-  const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
+async function run(args: string[]): Promise<number> {
+  const first = args[0];
+  if (first === undefined) throw new UsageError('missing command');
+  if (first === '--help' || first === '-h') return show(overviewHelp(COMMANDS, TITLE));
+  if (first === '--version' || first === '-v') return show(packageJson.version);
+  if (first.startsWith('-')) throw new UsageError(`a command comes first, not "${first}"`);
 
-  const app = await buildApp({
-    dataDir,
-    rendererDir: builtRendererDir(),
-    loopbackOnly: isLoopbackHostName(host),
-    listCacheBytes,
-    logger: {
-      level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
-      ...(process.stdout.isTTY
-        ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss' } } }
-        : {}),
-    },
-    bootstrapAdmin: {
-      username: env.PORTFOLIO_ADMIN_USERNAME,
-      password: env.PORTFOLIO_ADMIN_PASSWORD,
-    },
-    // Printed straight to the terminal, never through the logger.
-    onGeneratedAdminPassword: ({ username, password }) =>
-      console.log(
-        `\nCreated the first admin account. Sign in with:\n  username: ${username}\n  password: ${password}\n` +
-          'This password is shown only once; change it under Users.\n',
-      ),
-  }).catch((error: unknown) => {
-    if (error instanceof DataDirInUseError) fail(error.message);
-    throw error;
-  });
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info(`${signal} received; finishing pending writes`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+  const found = findCommand(args);
+  if ('group' in found) {
+    const members = COMMANDS.filter((command) => command.name.startsWith(`${found.group} `));
+    const next = args[1];
+    if (next === '--help' || next === '-h') return show(overviewHelp(members, TITLE));
+    const names = members.map((command) => command.name.split(' ')[1]).join(' or ');
+    throw new UsageError(
+      next === undefined || next.startsWith('-')
+        ? `missing ${found.group} command (${names})`
+        : `unknown command "${found.group} ${next}"`,
     );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-
-  const address = await app.listen({ host, port });
-  const shown =
-    host === '0.0.0.0' || host === '::' ? address.replace(/\/\/[^:]+:/, '//localhost:') : address;
-  console.log(
-    `Portfolio Manager is serving ${dataDir}\n  UI:   ${shown}/\n  API:  ${shown}/api/v1\n  Docs: ${shown}/docs`,
-  );
+  }
+  const input = parseCommand(found.command, found.rest, process.env);
+  if (input.help) return show(commandHelp(found.command));
+  return found.command.run(input);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+/** The command or group named in `args`, for pointing at its help; "" for the top level. */
+function helpTarget(args: string[]): string {
+  try {
+    const found = findCommand(args.filter((arg) => !arg.startsWith('-')));
+    return 'group' in found ? found.group : found.command.name;
+  } catch {
+    return '';
+  }
+}
+
+const args = process.argv.slice(2);
+run(args).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      const target = helpTarget(args);
+      console.error(`error: ${error.message} (see: portfolio ${target ? `${target} ` : ''}--help)`);
+      process.exitCode = EXIT.usage;
+    } else if (error instanceof CommandFailed) {
+      console.error(`error: ${error.message}`);
+      process.exitCode = EXIT.failed;
+    } else {
+      console.error(error);
+      process.exitCode = EXIT.failed;
+    }
+  },
+);

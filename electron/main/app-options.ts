@@ -1,5 +1,6 @@
 import type { AppOptions } from '../../server/app';
-import { OWNER_USERNAME, unknowablePassword } from './owner-account';
+import { unknowablePassword } from '../../server/shell-facade';
+import { OWNER_USERNAME } from './owner-account';
 
 /** The embedded server's buildApp options: the same factory as headless, set up for one owner. */
 export function desktopAppOptions(options: {

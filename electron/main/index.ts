@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserWindow, Menu, app, dialog, ipcMain, screen, session, shell } from 'electron';
 import { buildApp } from '../../server/app';
-import type { AppVersions } from '../preload/api';
+import type { AppVersions } from '../../shared/desktop-bridge';
 import { desktopAppOptions } from './app-options';
 import { resolveDataDir } from './data-dir';
 import { devApiPort } from './dev-server';
@@ -82,7 +82,8 @@ async function start(): Promise<void> {
     return;
   }
 
-  const owner = new OwnerSessions(serverHost.app, await ensureOwner(serverHost.app));
+  const facade = serverHost.app.shell;
+  const owner = new OwnerSessions(facade, await ensureOwner(facade));
   const lan = new LanSharing(serverHost, settings);
   await lan.restore();
 
@@ -106,7 +107,6 @@ async function start(): Promise<void> {
       getLanStatus: () => lan.status(),
       setLanSharing: (request) => lan.set(request),
       openDataFolder: () => openDataFolder(dataDir),
-      getVersion: () => app.getVersion(),
       getVersions: () => versions(),
     },
   });

@@ -1,5 +1,6 @@
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { IPC_CHANNELS, type DesktopApi } from '../preload/api';
+import type { DesktopApi } from '../../shared/desktop-bridge';
+import { IPC_CHANNELS } from '../preload/ipc-channels';
 import { isAppUrl } from './security';
 
 /** The parts of an IPC event the sender check reads. */

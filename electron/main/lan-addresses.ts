@@ -1,5 +1,5 @@
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
-import type { LanAddress } from '../preload/api';
+import type { LanAddress } from '../../shared/desktop-bridge';
 
 type Interfaces = Record<string, NetworkInterfaceInfo[] | undefined>;
 

@@ -5,7 +5,7 @@ import {
   type LanAddress,
   type LanSharingRequest,
   type LanStatus,
-} from '../preload/api';
+} from '../../shared/desktop-bridge';
 import { listLanAddresses } from './lan-addresses';
 import type { ServerHost } from './server-host';
 import type { SettingsStore } from './settings-store';

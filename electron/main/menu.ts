@@ -1,5 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import type { AppVersions } from '../preload/api';
+import type { AppVersions } from '../../shared/desktop-bridge';
 
 export interface MenuActions {
   newPortfolio(): void;

@@ -64,7 +64,7 @@ export class ServerHost {
     if (this.instance) return this.loopbackOrigin;
     const app = await this.options.build();
     // Loopback only until the owner shares: enables the DNS-rebinding Host check.
-    app.config.loopbackOnly = true;
+    app.shell.setLoopbackOnly(true);
     try {
       await app.listen({ host: '127.0.0.1', port: this.options.loopbackPort ?? 0 });
     } catch (error) {
@@ -113,7 +113,7 @@ export class ServerHost {
       const previous = this.lan;
       this.lan = { server, port };
       // LAN clients use addresses like 192.168.1.20: the loopback Host check must be off.
-      app.config.loopbackOnly = false;
+      app.shell.setLoopbackOnly(false);
       if (previous) await this.drain(previous.server);
     });
   }
@@ -125,7 +125,7 @@ export class ServerHost {
       if (!current) return;
       this.lan = null;
       await this.drain(current.server);
-      if (this.instance) this.instance.config.loopbackOnly = true;
+      this.instance?.shell.setLoopbackOnly(true);
     });
   }
 

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileDurably } from '../../server/storage/durable-file';
-import { DEFAULT_LAN_PORT, isValidLanPort } from '../preload/api';
+import { DEFAULT_LAN_PORT, isValidLanPort } from '../../shared/desktop-bridge';
 
 export interface WindowBounds {
   x: number;

@@ -1,5 +1,6 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import { IPC_CHANNELS, type DesktopApi, type LanSharingRequest } from './api';
+import type { DesktopApi, LanSharingRequest } from '../../shared/desktop-bridge';
+import { IPC_CHANNELS } from './ipc-channels';
 
 /**
  * The whole bridge: named functions, each invoking one fixed channel with plain data. The
@@ -16,7 +17,6 @@ const desktop: DesktopApi = {
       port: request.port,
     }),
   openDataFolder: () => ipcRenderer.invoke(IPC_CHANNELS.openDataFolder),
-  getVersion: () => ipcRenderer.invoke(IPC_CHANNELS.getVersion),
   getVersions: () => ipcRenderer.invoke(IPC_CHANNELS.getVersions),
 };
 

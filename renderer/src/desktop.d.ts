@@ -1,9 +1,9 @@
 /**
  * `window.desktop`, exposed by the Electron preload. Its one definition is
- * electron/preload/api.ts; this file only puts it on `Window`. Optional: in a browser on the
+ * shared/desktop-bridge.ts; this file only puts it on `Window`. Optional: in a browser on the
  * LAN there is no desktop shell, and the renderer must work without it.
  */
-import type { DesktopApi } from '../../electron/preload/api';
+import type { DesktopApi } from '../../shared/desktop-bridge';
 
 export type {
   AppVersions,
@@ -13,7 +13,7 @@ export type {
   LanSharingRequest,
   LanStatus,
   ServerInfo,
-} from '../../electron/preload/api';
+} from '../../shared/desktop-bridge';
 
 declare global {
   interface Window {

@@ -37,6 +37,20 @@ function isServerPath(path: string): boolean {
   );
 }
 
+/**
+ * A URL only a file of the build can answer: a file name under an `assets` folder at any depth
+ * (what a page asking for './assets/…' from a deep route requests), or any script, stylesheet
+ * or source map. Vite's asset names always carry an extension, so client routes such as
+ * /portfolios/assets/edit (a portfolio named "assets") stay routes. When no such file exists the
+ * answer is 404, never index.html: HTML in place of a script is a blank page, not an error.
+ */
+function isBuildFileUrl(path: string): boolean {
+  const segments = path.split('/');
+  const name = segments.at(-1) ?? '';
+  if (!/\.[A-Za-z0-9]+$/.test(name)) return false;
+  return segments.slice(0, -1).includes('assets') || /\.(?:m?js|css|map)$/i.test(name);
+}
+
 function wantsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
@@ -76,8 +90,9 @@ function sendIndex(reply: FastifyReply) {
 
 /**
  * Serves the built React UI at `/`. Files of the build are served as they are; any other GET
- * that asks for HTML outside /api and /docs is a client-side route and gets index.html, so
- * deep links and reloads work. Everything else falls through to the API's 404.
+ * that asks for HTML outside /api and /docs, and does not name a build file, is a client-side
+ * route and gets index.html, so deep links and reloads work. Everything else falls through to
+ * the API's 404.
  */
 async function rendererRoutes(app: FastifyInstance, options: ServeRendererOptions) {
   const root = options.rendererDir ? resolve(options.rendererDir) : null;
@@ -106,7 +121,8 @@ async function rendererRoutes(app: FastifyInstance, options: ServeRendererOption
         .header('X-Content-Type-Options', 'nosniff')
         .sendFile(file, { cacheControl: false });
     }
-    if (file === 'index.html' || path === '/' || wantsHtml(request)) return sendIndex(reply);
+    if (file === 'index.html' || path === '/') return sendIndex(reply);
+    if (wantsHtml(request) && !isBuildFileUrl(path)) return sendIndex(reply);
     return reply.callNotFound();
   });
 }

@@ -6,7 +6,7 @@ import {
   type DesktopHandlers,
   type SenderEvent,
 } from '../../electron/main/ipc';
-import { IPC_CHANNELS } from '../../electron/preload/api';
+import { IPC_CHANNELS } from '../../electron/preload/ipc-channels';
 
 const ORIGIN = 'http://127.0.0.1:53124';
 const WINDOW_ID = 7;
@@ -71,7 +71,6 @@ describe('IPC registration', () => {
         error: null,
       })),
       openDataFolder: vi.fn(async () => undefined),
-      getVersion: vi.fn(() => '0.1.0'),
       getVersions: vi.fn(() => ({ app: '0.1.0', electron: '38', chrome: '1', node: '22' })),
     };
     const unregister = registerIpcHandlers({

@@ -28,7 +28,7 @@ describe('local owner', () => {
 
   it('is the only account of a new data folder: an admin of everything', async () => {
     await start(() => buildDesktopApp(dataDir));
-    expect(await ensureOwner(app)).toBe(OWNER_USERNAME);
+    expect(await ensureOwner(app.shell)).toBe(OWNER_USERNAME);
     const users = app.userService.list();
     expect(users.map((user) => [user.username, user.role, user.allowEdit])).toEqual([
       ['owner', 'admin', ['*']],
@@ -37,7 +37,7 @@ describe('local owner', () => {
 
   it('signs the window in without a password, reusing a valid session', async () => {
     await start(() => buildDesktopApp(dataDir));
-    const sessions = new OwnerSessions(app, await ensureOwner(app));
+    const sessions = new OwnerSessions(app.shell, await ensureOwner(app.shell));
     const [first, concurrent] = await Promise.all([sessions.get(), sessions.get()]);
     expect(concurrent.sessionId).toBe(first.sessionId);
     expect(first.username).toBe('owner');
@@ -53,7 +53,7 @@ describe('local owner', () => {
 
   it('can set a password for LAN sign-in; the window gets a fresh session afterwards', async () => {
     await start(() => buildDesktopApp(dataDir));
-    const sessions = new OwnerSessions(app, await ensureOwner(app));
+    const sessions = new OwnerSessions(app.shell, await ensureOwner(app.shell));
     const before = await sessions.get();
     // What the Settings screen does: PUT /api/v1/users/{owner} with the owner's own session.
     const changed = await fetch(`${url}/api/v1/users/owner`, {
@@ -90,19 +90,19 @@ describe('local owner', () => {
       password: 'viewer-password',
       role: 'viewer',
     });
-    await ensureOwner(app);
+    await ensureOwner(app.shell);
     expect(app.userService.get('owner')).toMatchObject({ role: 'admin', allowEdit: ['*'] });
     expect(app.userService.get('admin').role).toBe('admin');
-    await ensureOwner(app); // idempotent
+    await ensureOwner(app.shell); // idempotent
     expect(app.userService.list()).toHaveLength(2);
   });
 
   it('keeps the owner across restarts without creating another account', async () => {
     await start(() => buildDesktopApp(dataDir));
-    await ensureOwner(app);
+    await ensureOwner(app.shell);
     await app.close();
     await start(() => buildDesktopApp(dataDir));
-    await ensureOwner(app);
+    await ensureOwner(app.shell);
     expect(app.userService.list().map((user) => user.username)).toEqual(['owner']);
   });
 });

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { IPC_CHANNELS } from '../../electron/preload/api';
+import { IPC_CHANNELS } from '../../electron/preload/ipc-channels';
 
 const exposed = new Map<string, unknown>();
 const invoke = vi.fn(async (..._args: unknown[]) => 'answer');

@@ -19,19 +19,25 @@ export interface CliProcess {
 const running = new Set<ChildProcess>();
 
 /**
- * Runs the headless CLI (`server/cli.ts`) as a real child process: one node process running the
- * TypeScript through tsx's loader, so the pid we signal is the server itself. PORTFOLIO_* of the
- * test runner's environment are dropped; `env` sets them.
+ * Runs the CLI (`server/cli.ts`, the `portfolio` command) as a real child process: one node
+ * process running the TypeScript through tsx's loader, so the pid we signal is the server
+ * itself. PORTFOLIO_* of the test runner's environment are dropped; `env` sets them. `stdin`,
+ * when given, is piped in and closed; otherwise standard input is empty.
  */
-export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): CliProcess {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('PORTFOLIO_')),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
     cwd: ROOT,
     env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   running.add(child);
   let out = '';
   let err = '';

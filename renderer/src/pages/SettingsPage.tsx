@@ -6,7 +6,7 @@ import {
   isValidLanPort,
   type DesktopApi,
   type LanStatus,
-} from '../../../electron/preload/api';
+} from '../../../shared/desktop-bridge';
 import { ApiError, describeError } from '../api/api-error';
 import { updateUser } from '../api/users-api';
 import { TextField } from '../components/TextField';

@@ -1,10 +1,10 @@
-import type { Session } from '../../shared';
+import type { Session } from './schemas/session';
 
 /**
  * The contract between the desktop shell and the renderer: what the preload exposes as
- * `window.desktop`, and the IPC channels behind it. The renderer imports these types (never
- * the values), so the two sides cannot drift. This file must stay free of Node and Electron
- * imports: the sandboxed preload and the renderer both compile it.
+ * `window.desktop`. The Electron main process implements it, the preload forwards it over IPC
+ * (electron/preload/ipc-channels.ts), the renderer calls it; all three compile this one file,
+ * so they cannot drift.
  */
 
 /** A session of the local owner, opened by the shell without a password. */
@@ -62,23 +62,9 @@ export interface DesktopApi {
   setLanSharing(request: LanSharingRequest): Promise<LanStatus>;
   /** Opens the data folder in the system file manager. */
   openDataFolder(): Promise<void>;
-  /** The app's version, e.g. "0.1.0". */
-  getVersion(): Promise<string>;
+  /** The app's version and the runtimes it is built on. */
   getVersions(): Promise<AppVersions>;
 }
-
-/** IPC channel per function; main registers exactly these, the preload invokes exactly these. */
-export const IPC_CHANNELS = {
-  getSession: 'desktop:get-session',
-  getServerInfo: 'desktop:get-server-info',
-  getLanStatus: 'desktop:get-lan-status',
-  setLanSharing: 'desktop:set-lan-sharing',
-  openDataFolder: 'desktop:open-data-folder',
-  getVersion: 'desktop:get-version',
-  getVersions: 'desktop:get-versions',
-} as const satisfies Record<keyof DesktopApi, string>;
-
-export type IpcChannel = (typeof IPC_CHANNELS)[keyof typeof IPC_CHANNELS];
 
 /** Lowest and highest port the LAN listener accepts (ports below 1024 need root). */
 export const LAN_PORT_MIN = 1024;

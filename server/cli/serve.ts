@@ -1,0 +1,142 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { DataDirInUseError } from '../storage/data-dir-lock';
+import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
+
+function parseCacheMegabytes(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const megabytes = Number(value);
+  if (value.trim() === '' || !Number.isFinite(megabytes) || megabytes < 0)
+    throw new UsageError(
+      `PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`,
+    );
+  return Math.round(megabytes * 1024 * 1024);
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new UsageError(`--port must be 0..65535, not "${value}"`);
+  return port;
+}
+
+/**
+ * The built web UI, out/renderer under the project root: the nearest folder above this file with
+ * a package.json, whether this runs from the sources (tsx) or as the build, out/server/cli.js.
+ */
+function builtRendererDir(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  const rendererDir = join(dir, 'out', 'renderer');
+  return existsSync(rendererDir) ? rendererDir : null;
+}
+
+/** Stops on SIGINT/SIGTERM after pending writes are on disk. */
+function closeOnSignals(app: FastifyInstance): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received; finishing pending writes`);
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the server: the API at /api/v1, the web UI at /, the API docs at /docs.',
+  flags: [
+    {
+      name: 'host',
+      value: '<address>',
+      env: 'PORTFOLIO_HOST',
+      description: 'address to listen on (default 127.0.0.1; 0.0.0.0 shares on the LAN)',
+    },
+    {
+      name: 'port',
+      value: '<number>',
+      env: 'PORTFOLIO_PORT',
+      description: 'port (default 8080; 0 picks a free one)',
+    },
+    DATA_DIR_FLAG,
+  ],
+  env: [
+    {
+      name: 'PORTFOLIO_ADMIN_USERNAME',
+      description: 'first admin, made when there are no users (default admin)',
+    },
+    {
+      name: 'PORTFOLIO_ADMIN_PASSWORD',
+      description: "first admin's password (default: generated, printed once)",
+    },
+    { name: 'PORTFOLIO_LOG_LEVEL', description: 'fatal … trace (default info)' },
+    {
+      name: 'PORTFOLIO_LIST_CACHE_MB',
+      description: 'memory for reused list answers (default 16; 0 turns it off)',
+    },
+  ],
+  notes:
+    'Ctrl-C or SIGTERM stops the server once pending writes are on disk. Bound to a loopback\n' +
+    'address, it answers only requests that name a loopback host.',
+
+  async run(input) {
+    const env = input.env;
+    const host = input.option('host') ?? '127.0.0.1';
+    const port = parsePort(input.option('port') ?? '8080');
+    const dataDir = resolve(input.option('data-dir') ?? 'data');
+    const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
+    // Loaded only now: help and command-line errors answer without loading the server.
+    const { buildApp } = await import('../app');
+    const { isLoopbackHostName } = await import('../plugins/loopback-host');
+
+    const app = await buildApp({
+      dataDir,
+      rendererDir: builtRendererDir(),
+      loopbackOnly: isLoopbackHostName(host),
+      listCacheBytes,
+      logger: {
+        level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
+        ...(process.stdout.isTTY
+          ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss' } } }
+          : {}),
+      },
+      bootstrapAdmin: {
+        username: env.PORTFOLIO_ADMIN_USERNAME,
+        password: env.PORTFOLIO_ADMIN_PASSWORD,
+      },
+      // Printed straight to the terminal, never through the logger.
+      onGeneratedAdminPassword: ({ username, password }) =>
+        print(
+          `\nCreated the first admin account. Sign in with:\n  username: ${username}\n  password: ${password}\n` +
+            'This password is shown only once; change it under Users.\n',
+        ),
+    }).catch((error: unknown) => {
+      if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
+      throw error;
+    });
+    closeOnSignals(app);
+
+    const address = await app.listen({ host, port });
+    const shown =
+      host === '0.0.0.0' || host === '::' ? address.replace(/\/\/[^:]+:/, '//localhost:') : address;
+    print(
+      `Portfolio Manager is serving ${dataDir}\n  UI:   ${shown}/\n  API:  ${shown}/api/v1\n  Docs: ${shown}/docs`,
+    );
+    // The listening server keeps the process alive until a signal closes it.
+    return EXIT.ok;
+  },
+};

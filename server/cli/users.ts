@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { UpdateUserBodySchema, type User } from '../../shared';
+import type { UserService } from '../auth/user-service';
+import type { UserRepository } from '../repositories/user-repository';
+import { DataDirInUseError } from '../storage/data-dir-lock';
+import type { Store } from '../storage/store';
+import {
+  CommandFailed,
+  DATA_DIR_FLAG,
+  EXIT,
+  UsageError,
+  print,
+  type Command,
+  type CommandInput,
+} from './command';
+
+const STOPPED_ONLY =
+  'Works only on a data directory no server is using: stop the server (or quit the desktop app) first.';
+
+/**
+ * Whether `dataDir` holds a database: its snapshot or a journal segment. Checked before the
+ * store is opened, because opening an empty folder would start a new database in it (a mistyped
+ * --data-dir must not leave files behind).
+ */
+async function holdsDatabase(dataDir: string): Promise<boolean> {
+  try {
+    return (await readdir(dataDir)).some(
+      (name) => name === 'db.json' || /^journal-\d+\.ndjson$/.test(name),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `use` with the users of a stopped data directory: the store is opened as the server
+ * opens it, under the data-directory lock, and closed (writes flushed, lock released) after.
+ */
+async function withUsers<T>(
+  input: CommandInput,
+  use: (users: UserService, repository: UserRepository) => Promise<T>,
+): Promise<T> {
+  const dataDir = resolve(input.option('data-dir') ?? 'data');
+  if (!(await holdsDatabase(dataDir)))
+    throw new CommandFailed(`${dataDir} holds no Portfolio Manager data; check --data-dir.`);
+  // Loaded only now: help and command-line errors answer without loading the storage.
+  const [{ Store }, { UserRepository }, { UserService }, { resolveConfig }] = await Promise.all([
+    import('../storage/store'),
+    import('../repositories/user-repository'),
+    import('../auth/user-service'),
+    import('../config'),
+  ]);
+  let store: Store;
+  try {
+    store = await Store.open({
+      dataDir,
+      log: {
+        info: () => {},
+        warn: (message) => process.stderr.write(`warning: ${message}\n`),
+        error: (_detail, message) => process.stderr.write(`error: ${message}\n`),
+      },
+    });
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
+    throw error;
+  }
+  try {
+    const repository = new UserRepository(store);
+    // The server's hashing settings, so a password set here costs what one set under Users does.
+    return await use(new UserService(repository, resolveConfig({ dataDir }).auth), repository);
+  } finally {
+    await store.close();
+  }
+}
+
+function userTable(users: User[]): string {
+  const rows = [
+    ['USERNAME', 'ROLE', 'MAY EDIT'],
+    ...users.map((user) => [user.username, user.role, user.allowEdit.join(', ') || '-']),
+  ];
+  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map(
+      ([name, role, edit]) =>
+        `${name!.padEnd(widths[0]! + 2)}${role!.padEnd(widths[1]! + 2)}${edit}`,
+    )
+    .join('\n');
+}
+
+export const usersListCommand: Command = {
+  name: 'users list',
+  summary: 'List the accounts of a data directory.',
+  flags: [DATA_DIR_FLAG, { name: 'json', description: 'print a JSON array instead of a table' }],
+  notes: `${STOPPED_ONLY}\nOn a running server, an admin lists users with GET /api/v1/users.`,
+  async run(input) {
+    const users = await withUsers(input, async (service) => service.list());
+    print(input.flag('json') ? JSON.stringify(users, null, 2) : userTable(users));
+    return EXIT.ok;
+  },
+};
+
+const PASSWORD_LIMITS = UpdateUserBodySchema.properties.password;
+
+/** The new password and whether it was made here (then it is printed, once). */
+async function newPassword(input: CommandInput): Promise<{ password: string; generated: boolean }> {
+  let password: string | undefined;
+  if (input.flag('password-stdin')) {
+    // Everything piped in; the line break an `echo` or a terminal adds is not part of it.
+    password = (await text(process.stdin)).replace(/\r?\n$/, '');
+  } else {
+    password = input.env.PORTFOLIO_NEW_PASSWORD;
+  }
+  if (password === undefined)
+    return { password: randomBytes(12).toString('base64url'), generated: true };
+  const { minLength = 0, maxLength = Infinity } = PASSWORD_LIMITS;
+  if (password.length < minLength || password.length > maxLength)
+    throw new UsageError(
+      `the new password must be ${minLength} to ${maxLength} characters, not ${password.length}`,
+    );
+  return { password, generated: false };
+}
+
+export const usersResetPasswordCommand: Command = {
+  name: 'users reset-password',
+  args: '<username>',
+  summary: 'Set a new password: the way back in for a locked-out admin.',
+  flags: [
+    DATA_DIR_FLAG,
+    { name: 'password-stdin', description: 'read the new password from standard input' },
+  ],
+  env: [
+    {
+      name: 'PORTFOLIO_NEW_PASSWORD',
+      description: 'the new password (without either, one is generated and printed once)',
+    },
+  ],
+  notes:
+    `${STOPPED_ONLY}\n` +
+    "The account's sessions end; its role and categories stay as they are.\n" +
+    'Example: printf %s "$NEW" | portfolio users reset-password admin --password-stdin',
+  async run(input) {
+    const username = input.positionals[0]!;
+    const { password, generated } = await newPassword(input);
+    await withUsers(input, async (service, repository) => {
+      if (!repository.get(username)) {
+        const names = repository.list().map((user) => user.username);
+        throw new CommandFailed(
+          `no user named "${username}"; the users are: ${names.join(', ') || 'none'}`,
+        );
+      }
+      await service.update(username, { password });
+    });
+    print(`The password of "${username}" is reset; their sessions have ended.`);
+    if (generated) print(`New password (shown only this once): ${password}`);
+    return EXIT.ok;
+  },
+};
