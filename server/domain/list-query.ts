@@ -237,8 +237,10 @@ export function project(source: Record<string, unknown>, tree: FieldTree): Recor
     const node = tree[key]!;
     const value = source[key];
     if (value === undefined) continue;
-    if (node === true || value === null || typeof value !== 'object' || Array.isArray(value))
-      out[key] = value;
+    if (node === true || value === null || typeof value !== 'object') out[key] = value;
+    // A list of File objects: the sub-fields of each.
+    else if (Array.isArray(value))
+      out[key] = value.map((item: Record<string, unknown>) => project(item, node));
     else out[key] = project(value as Record<string, unknown>, node);
   }
   return out;

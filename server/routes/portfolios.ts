@@ -5,6 +5,7 @@ import {
   CreatePortfolioBodySchema,
   DetailQuerySchema,
   errorResponses,
+  ListFileSchema,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
@@ -30,11 +31,17 @@ import { caller } from '../plugins/auth';
 type Params = { portfolioId: string };
 type DetailQuery = Static<typeof DetailQuerySchema>;
 
-/** Keys the detail's `field` accepts: every top-level key, and the cover's sub-fields. */
+/**
+ * Keys the detail's `field` accepts: every top-level key, the cover's sub-fields, and the keys of
+ * the lists' File objects (so that a client can have the lists without their `data`).
+ */
 const DETAIL_FIELDS = [
   ...Object.keys(PortfolioDetailSchema.properties),
   ...COVER_SUBFIELDS.map((sub) => `cover.${sub}`),
   'cover.dimention',
+  ...['draftingProcess', 'additionalDocument'].flatMap((slot) =>
+    Object.keys(ListFileSchema.properties).map((sub) => `${slot}.${sub}`),
+  ),
 ];
 /** The detail as field selection may leave it: any key can be missing. */
 const SelectedDetailSchema = Type.Partial(
@@ -127,8 +134,8 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       const inline = new InlineData();
       const view = detailViewWithData(record, inline.placeholder, {
         cover: !fields,
-        draftingProcess: !fields || selects(fields, 'draftingProcess'),
-        additionalDocument: !fields || selects(fields, 'additionalDocument'),
+        draftingProcess: !fields || selects(fields, 'draftingProcess.data'),
+        additionalDocument: !fields || selects(fields, 'additionalDocument.data'),
       });
       const body = fields ? selectFields(view, fields, record.cover, inline.placeholder) : view;
       const headers = { etag: `"${record.revision}"` };

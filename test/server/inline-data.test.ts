@@ -115,6 +115,22 @@ describe('file data inlined in detail and list answers', () => {
     expect(decoded(csv)).toEqual(files.get(csv.fileID));
   });
 
+  it('selects File sub-fields of the lists, leaving their data out', async () => {
+    const response = await fetch(
+      `${server.url}/api/v1/portfolio/${id}?field=draftingProcess.fileID,draftingProcess.size`,
+      { headers: { authorization: server.adminSession } },
+    );
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text).not.toContain('"data"');
+    const { draftingProcess } = JSON.parse(text);
+    expect(draftingProcess).toHaveLength(3);
+    for (const file of draftingProcess) {
+      expect(Object.keys(file).sort()).toEqual(['fileID', 'size']);
+      expect(file.size).toBe(files.get(file.fileID)!.length);
+    }
+  });
+
   it('inlines list covers, and answers the same list without data as before', async () => {
     const withData = await server.request('GET', '/api/v1/portfolio?field=portfolioId,cover');
     expect(withData.status).toBe(200);
