@@ -61,8 +61,8 @@ export default fp(
       let apiError = error instanceof ApiError ? error : fromFastifyError(error);
       if (!apiError) {
         if (isClientAbort(error, request)) {
-          // Nobody is left to answer; the partial upload was removed on the way out.
-          request.log.info(`request aborted by the client (${error.code})`);
+          // Nobody is left to answer, and onRequestAbort below has logged it; a partial upload
+          // was removed on the way out.
           apiError = new ApiError('VALIDATION_FAILED', 'The request was cut short.');
         } else if (error instanceof StorageWriteError) {
           request.log.error({ err: error }, 'storage write failed');
@@ -75,6 +75,13 @@ export default fp(
         }
       }
       void reply.status(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError));
+    });
+
+    // A client that closes its connection before its request is complete (a cancelled upload):
+    // one info line, whatever the route was doing with the body.
+    app.addHook('onRequestAbort', (request, done) => {
+      request.log.info('request aborted by the client');
+      done();
     });
 
     app.setNotFoundHandler((request, reply) => {
