@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app';
 import { isLoopbackHostName } from './plugins/loopback-host';
+import { ConfigError } from './config';
 import { DataDirInUseError } from './storage/data-dir-lock';
 
 const HELP = `Portfolio Manager headless server
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
           'This password is shown only once; change it under Users.\n',
       ),
   }).catch((error: unknown) => {
-    if (error instanceof DataDirInUseError) fail(error.message);
+    if (error instanceof DataDirInUseError || error instanceof ConfigError) fail(error.message);
     throw error;
   });
 

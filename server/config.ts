@@ -79,13 +79,18 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const MB = 1024 * 1024;
 
+/** A setting the server cannot start with; its message is for the person who set it. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 /** A size in megabytes from the environment, or undefined when the variable is not set. */
 function megabytesFromEnv(name: string): number | undefined {
   const value = process.env[name];
   if (value === undefined || value === '') return undefined;
   const megabytes = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(megabytes > 0)) {
-    throw new Error(`${name} must be a number of megabytes above 0, not "${value}"`);
+    throw new ConfigError(`${name} must be a number of megabytes above 0, not "${value}"`);
   }
   return Math.floor(megabytes * MB);
 }

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, resolveConfig } from '../../server/config';
 import { base64Pieces, INLINE_CHUNK_BYTES } from '../../server/http/inline-data-response';
 import { expectError } from '../helpers/error-body';
 import { fixtures, uploadMultipart } from '../helpers/file-fixtures';
@@ -56,6 +57,34 @@ describe('base64Pieces', () => {
         );
       }
     }
+  });
+});
+
+describe('the inline limit setting', () => {
+  const inlineBytes = (env: string | undefined, given?: number) => {
+    const saved = process.env.PORTFOLIO_INLINE_LIMIT_MB;
+    if (env === undefined) delete process.env.PORTFOLIO_INLINE_LIMIT_MB;
+    else process.env.PORTFOLIO_INLINE_LIMIT_MB = env;
+    try {
+      return resolveConfig({
+        dataDir: 'x',
+        limits: given === undefined ? {} : { inlineBytes: given },
+      }).limits.inlineBytes;
+    } finally {
+      if (saved === undefined) delete process.env.PORTFOLIO_INLINE_LIMIT_MB;
+      else process.env.PORTFOLIO_INLINE_LIMIT_MB = saved;
+    }
+  };
+
+  it('is 64 MB by default, PORTFOLIO_INLINE_LIMIT_MB otherwise, the option above both', () => {
+    expect(inlineBytes(undefined)).toBe(64 * MB);
+    expect(inlineBytes('8')).toBe(8 * MB);
+    expect(inlineBytes('0.5')).toBe(MB / 2);
+    expect(inlineBytes('8', 1000)).toBe(1000);
+  });
+
+  it.each(['abc', '0', '-1', '1e3', ' '])('refuses PORTFOLIO_INLINE_LIMIT_MB=%j', (value) => {
+    expect(() => inlineBytes(value)).toThrow(ConfigError);
   });
 });
 
