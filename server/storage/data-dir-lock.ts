@@ -114,9 +114,9 @@ function isProcessAlive(pid: number): boolean {
 type HolderState = 'stale' | 'live' | 'self';
 
 /**
- * Whether the recorded owner still holds the lock. Stale: another host's boot (the lock
- * predates a reboot), a gone pid, a zombie or exiting process (Z, X: it runs no code and
- * holds no files), or a pid now used by a process that started at another time.
+ * Whether the recorded owner (on this host) still holds the lock. Stale: written during another
+ * boot (the lock predates a reboot), a gone pid, a zombie or exiting process (Z, X: it runs no
+ * code and holds no files), or a pid now used by a process that started at another time.
  */
 async function holderState(owner: LockContent, own: OwnIdentity): Promise<HolderState> {
   if (owner.bootId && own.bootId && owner.bootId !== own.bootId) return 'stale';
