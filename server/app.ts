@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { resolveConfig, type AppOptions, type ResolvedConfig } from './config';
 import { ApiError } from './errors';
+import { clientErrorHandler } from './http/client-error';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
 import blobStore from './plugins/blob-store';
@@ -35,9 +36,23 @@ declare module 'fastify' {
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const config = resolveConfig(options);
+  const { requestMs, headersMs } = config.timeouts;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: config.limits.bodyBytes,
+    // A client trickling its headers or body is cut with 408 (see http/client-error.ts). Node
+    // checks the deadlines every connectionsCheckingInterval (30 s by default): check often
+    // enough that a deadline is kept to within a tenth.
+    requestTimeout: requestMs,
+    http: {
+      requestTimeout: requestMs,
+      headersTimeout: Math.min(headersMs, requestMs),
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.min(headersMs, requestMs) / 10),
+      ),
+    },
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('config', config);
 

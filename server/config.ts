@@ -24,6 +24,19 @@ export interface LimitOptions {
   imagePixels: number;
   /** Most files in draftingProcess or additionalDocument. Default 20. */
   filesPerList: number;
+  /**
+   * Most file bytes one answer may inline as base64 `data`; more is 413 RESPONSE_TOO_LARGE.
+   * Default 64 MB, or PORTFOLIO_INLINE_LIMIT_MB.
+   */
+  inlineBytes: number;
+}
+
+/** Node's limits on a request's arrival; a client trickling bytes is cut with 408. */
+export interface TimeoutOptions {
+  /** The whole request, headers and body, must arrive within this. Default 120 s. */
+  requestMs: number;
+  /** The headers must arrive within this. Default 20 s. */
+  headersMs: number;
 }
 
 export interface AppOptions {
@@ -43,6 +56,7 @@ export interface AppOptions {
   onGeneratedAdminPassword?: (credentials: { username: string; password: string }) => void;
   auth?: Partial<AuthOptions>;
   limits?: Partial<LimitOptions>;
+  timeouts?: Partial<TimeoutOptions>;
   storage?: { compactMinBytes?: number; generations?: number };
   /**
    * Memory for serialized list answers, reused until the next change to any portfolio.
@@ -57,11 +71,29 @@ export interface ResolvedConfig {
   loopbackOnly: boolean;
   auth: AuthOptions;
   limits: LimitOptions;
+  timeouts: TimeoutOptions;
   listCacheBytes: number;
 }
 
-const MINUTE = 60_000;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
 const MB = 1024 * 1024;
+
+/** A setting the server cannot start with; its message is for the person who set it. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** A size in megabytes from the environment, or undefined when the variable is not set. */
+function megabytesFromEnv(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  const megabytes = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(megabytes > 0)) {
+    throw new ConfigError(`${name} must be a number of megabytes above 0, not "${value}"`);
+  }
+  return Math.floor(megabytes * MB);
+}
 
 export function resolveConfig(options: AppOptions): ResolvedConfig {
   return {
@@ -82,7 +114,13 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       fileBytes: 50 * MB,
       imagePixels: 50_000_000,
       filesPerList: 20,
+      inlineBytes: megabytesFromEnv('PORTFOLIO_INLINE_LIMIT_MB') ?? 64 * MB,
       ...options.limits,
+    },
+    timeouts: {
+      requestMs: 120 * SECOND,
+      headersMs: 20 * SECOND,
+      ...options.timeouts,
     },
     listCacheBytes: options.listCacheBytes ?? 16 * MB,
   };

@@ -32,11 +32,20 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },
   IMAGE_TOO_LARGE: { statusCode: 413, message: 'The image has too many pixels.' },
+  RESPONSE_TOO_LARGE: {
+    statusCode: 413,
+    message:
+      'The answer would inline too much file data; select fields without data, or fetch the files from their URLs.',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     statusCode: 415,
     message: 'The request content type is not supported.',
   },
   UNSUPPORTED_FILE_TYPE: { statusCode: 415, message: 'This type of file is not accepted here.' },
+  REQUEST_TIMEOUT: {
+    statusCode: 408,
+    message: 'The request took too long to arrive; send it again.',
+  },
   RANGE_NOT_SATISFIABLE: {
     statusCode: 416,
     message: 'The requested byte range lies outside the file.',

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { ConfigError } from '../config';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 
@@ -88,6 +89,10 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_LIST_CACHE_MB',
       description: 'memory for reused list answers (default 16; 0 turns it off)',
     },
+    {
+      name: 'PORTFOLIO_INLINE_LIMIT_MB',
+      description: 'most file bytes one answer may inline as base64 `data` (default 64)',
+    },
   ],
   notes:
     'Ctrl-C or SIGTERM stops the server once pending writes are on disk. Bound to a loopback\n' +
@@ -126,6 +131,7 @@ export const serveCommand: Command = {
         ),
     }).catch((error: unknown) => {
       if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
+      if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     });
     closeOnSignals(app);

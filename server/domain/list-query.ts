@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import {
   FILTER_KEYS,
   ORDER_KEYS,
@@ -238,40 +237,30 @@ export function project(source: Record<string, unknown>, tree: FieldTree): Recor
     const node = tree[key]!;
     const value = source[key];
     if (value === undefined) continue;
-    if (node === true || value === null || typeof value !== 'object' || Array.isArray(value))
-      out[key] = value;
+    if (node === true || value === null || typeof value !== 'object') out[key] = value;
+    // A list of File objects: the sub-fields of each.
+    else if (Array.isArray(value))
+      out[key] = value.map((item: Record<string, unknown>) => project(item, node));
     else out[key] = project(value as Record<string, unknown>, node);
   }
   return out;
 }
 
-/** Reads a stored file's bytes as base64: the File object's `data`. */
-export type FileDataReader = (file: StoredFile) => Promise<string>;
+/** A stored file's `data` in an answer object (see FileDataOf in portfolio-view.ts). */
+export type FileDataReader = (file: StoredFile) => string;
 
 /**
- * Seam to the blob store (server/plugins/blob-store.ts decorates `readFileData`). Without it no
- * portfolio can have a cover, so `cover.data` is never asked of it.
+ * The selected parts of a response object. `cover.data` is added only when the selection asks
+ * for it (it is the one expensive field).
  */
-export function fileDataReader(app: FastifyInstance): FileDataReader {
-  return (file) => {
-    if (!app.hasDecorator('readFileData'))
-      return Promise.reject(new Error('The blob store is not registered; cannot read file data'));
-    return app.readFileData(file);
-  };
-}
-
-/**
- * The selected parts of a response object. `cover.data` is read from the blob store only when
- * the selection asks for it (it is the one expensive field).
- */
-export async function selectFields(
+export function selectFields(
   view: Record<string, unknown>,
   tree: FieldTree,
   cover: StoredFile | null,
   readData: FileDataReader,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> {
   if (cover && selects(tree, 'cover.data') && view.cover) {
-    view = { ...view, cover: { ...(view.cover as object), data: await readData(cover) } };
+    view = { ...view, cover: { ...(view.cover as object), data: readData(cover) } };
   }
   return project(view, tree);
 }

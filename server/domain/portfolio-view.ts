@@ -44,15 +44,11 @@ export function listFileView({ sha256: _sha, fileId, ...file }: StoredFile): Lis
   return { fileID: fileId, ...file };
 }
 
-/** Reads a blob's bytes by sha256 (the blob store's `read`). */
-export interface BlobReader {
-  read(sha256: string): Promise<Buffer>;
-}
-
-/** The File object's `data`: the file's bytes in base64. */
-export async function readFileData(file: StoredFile, blobs: BlobReader): Promise<string> {
-  return (await blobs.read(file.sha256)).toString('base64');
-}
+/**
+ * A file's `data` as the answer object holds it: a placeholder the response writer replaces with
+ * the base64 bytes as it streams them (server/http/inline-data-response.ts).
+ */
+export type FileDataOf = (file: StoredFile) => string;
 
 /** Which file slots of the detail get their `data`; reading bytes is the costly part. */
 export interface FileDataSelection {
@@ -67,28 +63,21 @@ const ALL_FILE_DATA: FileDataSelection = {
   additionalDocument: true,
 };
 
-/**
- * The detail answer with `data` filled in for the selected slots (all by default). Files are
- * read one after another, so a portfolio of many large files does not hold them all twice.
- */
-export async function detailViewWithData(
+/** The detail answer with `data` (from `dataOf`) for the selected slots (all by default). */
+export function detailViewWithData(
   record: PortfolioRecord,
-  blobs: BlobReader,
+  dataOf: FileDataOf,
   select: FileDataSelection = ALL_FILE_DATA,
-): Promise<PortfolioDetail> {
+): PortfolioDetail {
   const view = detailView(record);
-  const withData = async <T extends object>(file: StoredFile, shown: T) => ({
-    ...shown,
-    data: await readFileData(file, blobs),
-  });
   if (select.cover && record.cover && view.cover)
-    view.cover = await withData(record.cover, view.cover);
+    view.cover = { ...view.cover, data: dataOf(record.cover) };
   for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
-    if (!select[slot]) continue;
-    const items = [];
-    for (const [index, file] of record[slot].entries())
-      items.push(await withData(file, view[slot][index]!));
-    view[slot] = items;
+    if (select[slot])
+      view[slot] = view[slot].map((shown, index) => ({
+        ...shown,
+        data: dataOf(record[slot][index]!),
+      }));
   }
   return view;
 }

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PortfolioRecord, StoredFile } from '../../shared';
-import { readFileData } from '../domain/portfolio-view';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
 
@@ -10,8 +9,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     blobStore: BlobStore;
     thumbnails: Thumbnails;
-    /** Base64 content of a stored file (the File object's `data`). */
-    readFileData: (file: StoredFile) => Promise<string>;
   }
 }
 
@@ -84,7 +81,6 @@ export default fp(
 
     app.decorate('blobStore', blobs);
     app.decorate('thumbnails', thumbnails);
-    app.decorate('readFileData', (file: StoredFile) => readFileData(file, blobs));
     app.addHook('onClose', async () => blobs.idle());
   },
   { name: 'blob-store', dependencies: ['storage'] },

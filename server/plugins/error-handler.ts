@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
 import { StorageWriteError } from '../storage/store';
@@ -40,13 +40,31 @@ function fromFastifyError(error: FastifyError): ApiError | null {
   return null;
 }
 
+/** Stream errors that mean the other end stopped sending, not that the server failed. */
+const CLIENT_GONE_CODES = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+]);
+
+/** A client that closed its connection mid-request (an upload cancelled, a tab closed). */
+function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
+  const raw = request.raw;
+  return (raw.destroyed || raw.socket?.destroyed === true) && CLIENT_GONE_CODES.has(error.code);
+}
+
 /** One error shape for everything (DESIGN §6); internals of real faults are logged, never sent. */
 export default fp(
   async function errorHandler(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       let apiError = error instanceof ApiError ? error : fromFastifyError(error);
       if (!apiError) {
-        if (error instanceof StorageWriteError) {
+        if (isClientAbort(error, request)) {
+          // Nobody is left to answer, and onRequestAbort below has logged it; a partial upload
+          // was removed on the way out.
+          apiError = new ApiError('VALIDATION_FAILED', 'The request was cut short.');
+        } else if (error instanceof StorageWriteError) {
           request.log.error({ err: error }, 'storage write failed');
           apiError = new ApiError('STORAGE_FAILURE');
         } else if (error.statusCode === 429) {
@@ -57,6 +75,13 @@ export default fp(
         }
       }
       void reply.status(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError));
+    });
+
+    // A client that closes its connection before its request is complete (a cancelled upload):
+    // one info line, whatever the route was doing with the body.
+    app.addHook('onRequestAbort', (request, done) => {
+      request.log.info('request aborted by the client');
+      done();
     });
 
     app.setNotFoundHandler((request, reply) => {

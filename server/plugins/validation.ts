@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import fastJsonStringify from 'fast-json-stringify';
@@ -21,6 +21,49 @@ function createAjv(coerceTypes: boolean): Ajv {
   return ajv;
 }
 
+/** The only spelling of an integer a query string may use: Ajv's coercion would also take
+ *  `0x10`, `1e3`, `2.56e2`, ` 12` or `+5`, since it converts with Number(). */
+const DECIMAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/** Top-level properties of an object schema declared as integers. */
+function integerProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  return Object.entries(properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
+}
+
+/**
+ * Wraps a coercing validator so that each integer property given as text must be written in
+ * plain decimal digits before Ajv converts it. One place for every integer query parameter.
+ */
+export function withStrictIntegers(schema: unknown, validate: ValidateFunction): ValidateFunction {
+  const names = integerProperties(schema);
+  if (names.length === 0) return validate;
+  const strict = ((data: Record<string, unknown> | null, context?: object) => {
+    const errors: ErrorObject[] = names
+      .filter((name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name]))
+      .map((name) => ({
+        keyword: 'type',
+        instancePath: `/${name}`,
+        schemaPath: `#/properties/${name}/type`,
+        params: { type: 'integer' },
+        message: 'must be a whole number written in decimal digits',
+      }));
+    if (errors.length > 0) {
+      strict.errors = errors;
+      return false;
+    }
+    const valid = validate(data, context as never);
+    strict.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  // Fastify passes the parent object to validators that have one, so Ajv may replace the root.
+  strict.schemaEnv = validate.schemaEnv;
+  strict.schema = validate.schema;
+  return strict;
+}
+
 /**
  * Bodies are validated without type coercion ("true" is not a boolean); query strings and
  * headers arrive as text and are coerced.
@@ -29,9 +72,11 @@ export default fp(
   async function validation(app: FastifyInstance) {
     const strict = createAjv(false);
     const coercing = createAjv(true);
-    app.setValidatorCompiler(({ schema, httpPart }) =>
-      (httpPart === 'body' || httpPart === 'params' ? strict : coercing).compile(schema),
-    );
+    app.setValidatorCompiler(({ schema, httpPart }) => {
+      if (httpPart === 'body' || httpPart === 'params') return strict.compile(schema);
+      const validate = coercing.compile(schema);
+      return httpPart === 'querystring' ? withStrictIntegers(schema, validate) : validate;
+    });
     // Response serializers are compiled once per schema object, not once per route and status:
     // every route's error statuses share one ErrorBody schema, and compiling it for each of them
     // was most of the serializer work at start.

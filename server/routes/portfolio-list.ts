@@ -14,7 +14,6 @@ import {
 } from '../../shared';
 import {
   fieldTreeOf,
-  fileDataReader,
   listScope,
   pageSizeOf,
   parseFields,
@@ -27,6 +26,7 @@ import {
 } from '../domain/list-query';
 import { PageTokens } from '../domain/page-token';
 import { coverFileView } from '../domain/portfolio-view';
+import { InlineData, sendWithInlineData } from '../http/inline-data-response';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import { Lru } from '../repositories/lru';
@@ -41,20 +41,15 @@ const WHOLE_COVER = fieldTreeOf(['fileId', ...COVER_SUBFIELDS]);
  * The items of a page for one field selection. Every list key but `cover` has the record's own
  * name and value, so without `cover` the records themselves are the items: the serializer's
  * schema names just the selected keys and reads nothing else (a page is up to 1000 records, and
- * copying them was a third of a list request). With `cover` each item is built; only an item
- * whose cover bytes must be read costs a promise.
+ * copying them was a third of a list request). With `cover` each item is built; its `data`,
+ * if selected, is a placeholder that the response streams from the blob store.
  */
-function itemsOf(
-  records: PortfolioRecord[],
-  fields: FieldTree,
-  readData: FileDataReader,
-): Item[] | Promise<Item[]> {
+function itemsOf(records: PortfolioRecord[], fields: FieldTree, readData: FileDataReader): Item[] {
   const cover = fields.cover;
   if (cover === undefined) return records;
   const keys = Object.keys(fields).filter((key) => key !== 'cover') as Array<keyof PortfolioRecord>;
   const withData = selects(fields, 'cover.data');
-  const pending: Array<Promise<unknown>> = [];
-  const items = records.map((record) => {
+  return records.map((record) => {
     const item: Item = {};
     for (const key of keys) item[key] = record[key];
     if (!record.cover) {
@@ -66,14 +61,10 @@ function itemsOf(
       item.cover = cover === true ? view : project(view, cover);
       return item;
     }
-    pending.push(
-      readData(record.cover).then((data) => {
-        item.cover = project({ ...view, data }, cover === true ? WHOLE_COVER : cover);
-      }),
-    );
+    const data = readData(record.cover);
+    item.cover = project({ ...view, data }, cover === true ? WHOLE_COVER : cover);
     return item;
   });
-  return pending.length === 0 ? items : Promise.all(pending).then(() => items);
 }
 
 type Serialize = (response: ListResponse) => string;
@@ -108,7 +99,6 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
   const index = new PortfolioIndex(app.portfolioRepository.all(), app.store);
   const tokens = await PageTokens.open(app.store);
-  const readData = fileDataReader(app);
   const cache = new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();
 
@@ -127,7 +117,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
         response: { 200: ListResponseSchema, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply): Promise<Buffer> => {
+    async (request, reply): Promise<Buffer | FastifyReply> => {
       const { user } = caller(request);
       const visibleOnly = user.role === 'viewer';
       // The exact query string (valid, or validation would have answered 400) and what the
@@ -147,7 +137,8 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
       const page = index.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
-      const lists = await itemsOf(page.items, fields, readData);
+      const inline = new InlineData();
+      const lists = itemsOf(page.items, fields, inline.placeholder);
       const json = serializerFor(
         reply,
         fields,
@@ -157,11 +148,14 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
         total: page.total,
         nextPageToken: page.next ? tokens.encode(page.next, scope) : '',
       });
+      // Cover data is streamed from the blob store, and never cached: it is the large part.
+      if (!inline.isEmpty) {
+        const limitBytes = app.config.limits.inlineBytes;
+        return sendWithInlineData(reply, json, inline, { blobs: app.blobStore, limitBytes });
+      }
       // As bytes: the serializer's string is a rope of many pieces, and a socket write of a rope
       // walks it piece by piece on every send (that was half the time of a cached answer).
       const body = Buffer.from(json);
-      // Stamped with the version read before the page: a change while cover data was being
-      // read makes this entry stale at once rather than serving a mix.
       cache.put(cacheKey, version, body);
       return body;
     },

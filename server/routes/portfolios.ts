@@ -5,6 +5,7 @@ import {
   CreatePortfolioBodySchema,
   DetailQuerySchema,
   errorResponses,
+  ListFileSchema,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
@@ -21,19 +22,26 @@ import {
   newPortfolio,
   updatedPortfolio,
 } from '../domain/portfolio-rules';
-import { fileDataReader, parseFields, selectFields, selects } from '../domain/list-query';
+import { parseFields, selectFields, selects } from '../domain/list-query';
 import { createdView, detailViewWithData, updatedView } from '../domain/portfolio-view';
 import { ApiError } from '../errors';
+import { InlineData, sendWithInlineData } from '../http/inline-data-response';
 import { caller } from '../plugins/auth';
 
 type Params = { portfolioId: string };
 type DetailQuery = Static<typeof DetailQuerySchema>;
 
-/** Keys the detail's `field` accepts: every top-level key, and the cover's sub-fields. */
+/**
+ * Keys the detail's `field` accepts: every top-level key, the cover's sub-fields, and the keys of
+ * the lists' File objects (so that a client can have the lists without their `data`).
+ */
 const DETAIL_FIELDS = [
   ...Object.keys(PortfolioDetailSchema.properties),
   ...COVER_SUBFIELDS.map((sub) => `cover.${sub}`),
   'cover.dimention',
+  ...['draftingProcess', 'additionalDocument'].flatMap((slot) =>
+    Object.keys(ListFileSchema.properties).map((sub) => `${slot}.${sub}`),
+  ),
 ];
 /** The detail as field selection may leave it: any key can be missing. */
 const SelectedDetailSchema = Type.Partial(
@@ -101,7 +109,6 @@ export default async function portfolioRoutes(app: FastifyInstance) {
     },
   );
 
-  const readData = fileDataReader(app);
   app.get<{ Params: Params; Querystring: DetailQuery }>(
     '/api/v1/portfolio/:portfolioId',
     {
@@ -122,14 +129,22 @@ export default async function portfolioRoutes(app: FastifyInstance) {
         throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
       }
       const fields = parseFields(request.query.field, DETAIL_FIELDS);
-      // The lists' `data` is read here; the cover's, when `field` is given, by selectFields.
-      const view = await detailViewWithData(record, app.blobStore, {
+      // Files' `data` are placeholders here (the lists' added by detailViewWithData, the cover's,
+      // when `field` is given, by selectFields), streamed from the blob store when sent.
+      const inline = new InlineData();
+      const view = detailViewWithData(record, inline.placeholder, {
         cover: !fields,
-        draftingProcess: !fields || selects(fields, 'draftingProcess'),
-        additionalDocument: !fields || selects(fields, 'additionalDocument'),
+        draftingProcess: !fields || selects(fields, 'draftingProcess.data'),
+        additionalDocument: !fields || selects(fields, 'additionalDocument.data'),
       });
-      const body = fields ? await selectFields(view, fields, record.cover, readData) : view;
-      return reply.header('etag', `"${record.revision}"`).send(body);
+      const body = fields ? selectFields(view, fields, record.cover, inline.placeholder) : view;
+      const headers = { etag: `"${record.revision}"` };
+      if (inline.isEmpty) return reply.headers(headers).send(body);
+      return sendWithInlineData(reply, reply.serialize(body) as string, inline, {
+        blobs: app.blobStore,
+        limitBytes: app.config.limits.inlineBytes,
+        headers,
+      });
     },
   );
 }

@@ -195,6 +195,22 @@ export class BlobStore {
     return { temp, orphans };
   }
 
+  /**
+   * Keeps blobs from removal while an answer still has to read them (an answer streams its files
+   * one after another). The release removes any that lost their last reference meanwhile.
+   */
+  hold(sha256s: Iterable<string>): Release {
+    const held = [...new Set(sha256s)];
+    for (const sha of held) this.pin(sha);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const sha of held) this.unpin(sha);
+      this.collect(held);
+    };
+  }
+
   private isInUse(sha256: string): boolean {
     return (this.pins.get(sha256) ?? 0) > 0 || this.options.isReferenced(sha256);
   }

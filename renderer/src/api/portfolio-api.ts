@@ -1,14 +1,17 @@
-import type {
-  Command,
-  CoverFile,
-  CreatePortfolioBody,
-  ListFile,
-  ListItem,
-  ListResponse,
-  PortfolioCreated,
-  PortfolioDetail,
-  PortfolioUpdated,
-  UpdatePortfolioBody,
+import {
+  COVER_SUBFIELDS,
+  ListFileSchema,
+  PortfolioDetailSchema,
+  type Command,
+  type CoverFile,
+  type CreatePortfolioBody,
+  type ListFile,
+  type ListItem,
+  type ListResponse,
+  type PortfolioCreated,
+  type PortfolioDetail,
+  type PortfolioUpdated,
+  type UpdatePortfolioBody,
 } from '../../../shared';
 import { ApiError } from './api-error';
 import { apiBlob, apiRequest } from './api-client';
@@ -111,9 +114,32 @@ function isFieldError(error: ApiError): boolean {
   );
 }
 
+const LIST_SLOTS = ['draftingProcess', 'additionalDocument'] as const;
+const FILE_KEYS: readonly string[] = ['cover', ...LIST_SLOTS];
+
+/**
+ * Every key of the detail except the files' base64 `data`: without `field` the server inlines
+ * every file's bytes. Files are shown through the file and thumbnail endpoints instead.
+ */
+export const DETAIL_FIELDS_WITHOUT_DATA = [
+  ...Object.keys(PortfolioDetailSchema.properties).filter((key) => !FILE_KEYS.includes(key)),
+  ...COVER_SUBFIELDS.filter((sub) => sub !== 'data' && !sub.startsWith('dimention.')).map(
+    (sub) => `cover.${sub}`,
+  ),
+  'cover.dimention',
+  ...LIST_SLOTS.flatMap((slot) =>
+    Object.keys(ListFileSchema.properties)
+      .filter((sub) => sub !== 'data')
+      .map((sub) => `${slot}.${sub}`),
+  ),
+];
+
 /** Detail without any file bytes: images are loaded through the file and thumbnail endpoints. */
 export function getPortfolio(portfolioId: string, signal?: AbortSignal): Promise<PortfolioDetail> {
-  return apiRequest<PortfolioDetail>('GET', portfolioPath(portfolioId), { signal });
+  return apiRequest<PortfolioDetail>('GET', portfolioPath(portfolioId), {
+    query: { field: DETAIL_FIELDS_WITHOUT_DATA.join(',') },
+    signal,
+  });
 }
 
 export function createPortfolio(body: CreatePortfolioBody): Promise<PortfolioCreated> {
