@@ -17,17 +17,11 @@ declare module 'fastify' {
   }
 }
 
-export interface StoragePluginOptions extends Omit<StoreOptions, 'log'> {
-  /** Keep superseded revisions (default on). */
-  history?: boolean;
-}
-
 /** Opens the data directory (taking its lock) and exposes the repositories over it. */
 export default fp(
-  async function storage(app: FastifyInstance, options: StoragePluginOptions) {
-    const { history, ...storeOptions } = options;
+  async function storage(app: FastifyInstance, options: Omit<StoreOptions, 'log'>) {
     const store = await Store.open({
-      ...storeOptions,
+      ...options,
       log: {
         info: (msg) => app.log.info(msg),
         warn: (msg) => app.log.warn(msg),
@@ -38,7 +32,10 @@ export default fp(
     app.addHook('onClose', async () => store.close());
     app.decorate('store', store);
     app.decorate('userRepository', new UserRepository(store));
-    app.decorate('portfolios', await EmbeddedPortfolioRepository.open(store, { history }));
+    app.decorate(
+      'portfolios',
+      await EmbeddedPortfolioRepository.open(store, { history: app.config.history.enabled }),
+    );
     app.decorate('portfolioRepository', new LegacyPortfolioRepository(store));
   },
   { name: 'storage' },
