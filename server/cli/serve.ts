@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError } from '../config';
+import { ConfigError, retentionFromEnv } from '../config';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 
@@ -21,6 +21,16 @@ function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || port > 65535)
     throw new UsageError(`--port must be 0..65535, not "${value}"`);
   return port;
+}
+
+/** History and trash retention from PORTFOLIO_HISTORY*, PORTFOLIO_TRASH_DAYS; bad values are usage errors. */
+function retentionOf(env: NodeJS.ProcessEnv) {
+  try {
+    return retentionFromEnv(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -93,6 +103,19 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_INLINE_LIMIT_MB',
       description: 'most file bytes one answer may inline as base64 `data` (default 64)',
     },
+    { name: 'PORTFOLIO_HISTORY', description: '"off" keeps no past revisions (default on)' },
+    {
+      name: 'PORTFOLIO_HISTORY_DAYS',
+      description: 'keep every revision this many days old (default 90)',
+    },
+    {
+      name: 'PORTFOLIO_HISTORY_KEEP',
+      description: 'and always the newest this many revisions of each portfolio (default 50)',
+    },
+    {
+      name: 'PORTFOLIO_TRASH_DAYS',
+      description: 'days a deleted portfolio stays in the trash (default 30)',
+    },
   ],
   notes:
     'Ctrl-C or SIGTERM stops the server once pending writes are on disk. Bound to a loopback\n' +
@@ -104,6 +127,7 @@ export const serveCommand: Command = {
     const port = parsePort(input.option('port') ?? '8080');
     const dataDir = resolve(input.option('data-dir') ?? 'data');
     const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
+    const retention = retentionOf(env);
     // Loaded only now: help and command-line errors answer without loading the server.
     const { buildApp } = await import('../app');
     const { isLoopbackHostName } = await import('../plugins/loopback-host');
@@ -113,6 +137,7 @@ export const serveCommand: Command = {
       rendererDir: builtRendererDir(),
       loopbackOnly: isLoopbackHostName(host),
       listCacheBytes,
+      ...retention,
       logger: {
         level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
         ...(process.stdout.isTTY

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { UpdateUserBodySchema, type User } from '../../shared';
-import type { UserService } from '../auth/user-service';
+import type { UserService } from '../services/user-service';
 import type { UserRepository } from '../repositories/user-repository';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import type { Store } from '../storage/store';
@@ -50,7 +50,7 @@ async function withUsers<T>(
   const [{ Store }, { UserRepository }, { UserService }, { resolveConfig }] = await Promise.all([
     import('../storage/store'),
     import('../repositories/user-repository'),
-    import('../auth/user-service'),
+    import('../services/user-service'),
     import('../config'),
   ]);
   let store: Store;

@@ -2,7 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
-import { Journal, serializeEntry, type Op } from './journal';
+import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
   SnapshotFile,
@@ -11,7 +11,15 @@ import {
   type SnapshotData,
 } from './snapshot-file';
 
-export const COLLECTIONS = ['meta', 'users', 'sessions', 'portfolios'] as const;
+export const COLLECTIONS = [
+  'meta',
+  'users',
+  'sessions',
+  'portfolios',
+  'trash',
+  'revisions',
+  'tombstones',
+] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 export type { Op } from './journal';
 
@@ -127,8 +135,11 @@ export class Store {
   }
 
   private async load(): Promise<void> {
+    let found = true;
     try {
-      await this.snapshot.read();
+      const data = await this.snapshotFile.read();
+      if (data) this.snapshot.data = data;
+      else found = false;
     } catch (error) {
       // Every generation is unreadable. While the journal still starts at the very first change,
       // replaying it from an empty base loses nothing; otherwise refuse to open.
@@ -144,12 +155,16 @@ export class Store {
     for (const entry of entries) {
       for (const op of entry.ops) {
         const records = (collections[op.col] ??= {});
-        if (op.type === 'put') records[op.key] = op.value;
+        if (op.type === 'put')
+          records[op.key] = replayedValue(op, (col, key) => collections[col]?.[key]);
         else delete records[op.key];
       }
     }
     const lastSeq = entries.at(-1)?.seq ?? snapshot.journalSeq;
-    const migrated = migrate({ ...snapshot, journalSeq: lastSeq, collections });
+    // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
+    // first snapshot only once the journal had grown. Later ones write one at creation (below).
+    const version = found ? snapshot.version : entries.length > 0 ? 1 : SCHEMA_VERSION;
+    const migrated = migrate({ version, journalSeq: lastSeq, collections });
     for (const name of COLLECTIONS) {
       const map = this.maps.get(name)!;
       const records = migrated.collections[name] ?? {};
@@ -160,10 +175,10 @@ export class Store {
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
     await this.journal.startSegment(lastSeq + 1);
-    if (migrated.version !== snapshot.version) {
-      this.options.log.info(
-        `Migrated the database from version ${snapshot.version} to ${migrated.version}`,
-      );
+    if (migrated.version !== version) {
+      this.options.log.info(`Migrated the database from version ${version} to ${migrated.version}`);
+    }
+    if (migrated.version !== version || !found) {
       this.compactRequested = true;
       this.scheduleCompaction();
       await this.idle();
@@ -188,6 +203,7 @@ export class Store {
   /** Applies `ops` now and resolves once they are durable; see the class invariants. */
   commit(ops: Op[]): Promise<void> {
     if (this.closed) return Promise.reject(new StorageWriteError('The store is closed'));
+    for (const op of ops) if (op.type === 'put' && op.embed) this.assertEmbedded(op);
     const seq = ++this.seq;
     const undo = ops.map((op) =>
       this.apply(op.col as CollectionName, op.key, op.type === 'put' ? op.value : undefined),
@@ -196,6 +212,14 @@ export class Store {
       this.queue.push({ seq, line: serializeEntry({ seq, ops }), undo, resolve, reject });
       this.flushing ??= this.flush();
     });
+  }
+
+  /** An embedded record must be the stored one itself, or replay would rebuild another value. */
+  private assertEmbedded(op: Extract<Op, { type: 'put' }>): void {
+    const { field, col, key } = op.embed!;
+    const stored = this.maps.get(col as CollectionName)?.get(key);
+    if (stored === undefined || (op.value as Record<string, unknown>)[field] !== stored)
+      throw new Error(`${op.col}/${op.key}.${field} is not the record stored at ${col}/${key}`);
   }
 
   private apply(col: CollectionName, key: string, next: unknown): UndoEntry {

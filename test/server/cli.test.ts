@@ -44,6 +44,11 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       'PORTFOLIO_ADMIN_PASSWORD',
       'PORTFOLIO_LOG_LEVEL',
       'PORTFOLIO_LIST_CACHE_MB',
+      'PORTFOLIO_INLINE_LIMIT_MB',
+      'PORTFOLIO_HISTORY',
+      'PORTFOLIO_HISTORY_DAYS',
+      'PORTFOLIO_HISTORY_KEEP',
+      'PORTFOLIO_TRASH_DAYS',
     ],
     'users list': ['--data-dir', '--json', '--help', 'PORTFOLIO_DATA_DIR'],
     'users reset-password': [
@@ -102,6 +107,16 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
           ['serve', ...dir],
           { PORTFOLIO_LIST_CACHE_MB: 'lots' },
           'PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "lots"',
+        ],
+        [
+          ['serve', ...dir],
+          { PORTFOLIO_HISTORY_DAYS: 'forever' },
+          'PORTFOLIO_HISTORY_DAYS must be a whole number of days, 0 or more, not "forever"',
+        ],
+        [
+          ['serve', ...dir],
+          { PORTFOLIO_INLINE_LIMIT_MB: 'many' },
+          'PORTFOLIO_INLINE_LIMIT_MB',
         ],
         [['users', ...dir], {}, 'error: missing users command (list or reset-password)'],
         [
