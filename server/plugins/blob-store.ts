@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { PortfolioRecord, StoredFile } from '../../shared';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
 import { RetentionJob } from '../storage/retention-job';

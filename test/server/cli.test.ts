@@ -113,11 +113,7 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
           { PORTFOLIO_HISTORY_DAYS: 'forever' },
           'PORTFOLIO_HISTORY_DAYS must be a whole number of days, 0 or more, not "forever"',
         ],
-        [
-          ['serve', ...dir],
-          { PORTFOLIO_INLINE_LIMIT_MB: 'many' },
-          'PORTFOLIO_INLINE_LIMIT_MB',
-        ],
+        [['serve', ...dir], { PORTFOLIO_INLINE_LIMIT_MB: 'many' }, 'PORTFOLIO_INLINE_LIMIT_MB'],
         [['users', ...dir], {}, 'error: missing users command (list or reset-password)'],
         [
           ['users', 'frob', ...dir],
