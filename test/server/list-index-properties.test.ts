@@ -204,7 +204,7 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
           );
         } else if (operation.type === 'delete') {
           if (records.has(operation.id))
-            writes.push(store.commit([{ type: 'delete', col: 'portfolios', key: operation.id }]));
+            writes.push(store.commit([{ type: 'del', col: 'portfolios', key: operation.id }]));
         } else {
           const query = queries[operation.pick % queries.length]!;
           const expected = naiveList(records.values(), query);
@@ -234,4 +234,7 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
   }, 120_000);
 });
 
-type Operation = { type: 'put'; record: PortfolioRecord } | { type: 'delete'; id: string } | Query;
+type Operation =
+  | { type: 'put'; record: PortfolioRecord }
+  | { type: 'delete'; id: string }
+  | { type: 'query'; pick: number };
