@@ -208,6 +208,7 @@ describe('GET /api/v1/portfolio?q=', () => {
     });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(await ids({ q: 'pavil' })).toEqual([]);
+    expect(await ids({ q: 'garden' })).toEqual(['s06']);
     expect(await ids({ q: 'garden shed' })).toEqual(['s06']);
     expect(await ids({ q: 'aero' })).toEqual([]);
   });
