@@ -82,7 +82,7 @@ function valuesOf(record: PortfolioRecord, key: PartitionKey): readonly string[]
 /** Orders kept at a time: each costs one tree entry per portfolio per partition key in use. */
 const MAX_ORDERS = 12;
 /** Totals of filter combinations that no one partition answers, kept up to date on writes. */
-const MAX_COUNTS = 256;
+const MAX_COUNTS = 1024;
 
 /**
  * The portfolios with one value of a key (or all of them): their ids, and a tree of their rows
@@ -238,7 +238,7 @@ export class PortfolioIndex {
       if (prev && counts(count, prev, wordsOfPrev)) count.total--;
       if (next && counts(count, next, wordsOfNext)) count.total++;
     }
-    this.search.onChange(prev, next, wordsOfNext);
+    this.search.onChange(prev, next, wordsOfPrev, wordsOfNext);
     if (this.rowMap === null) return; // nothing built yet: built from the records when asked
     const id = (prev ?? next)!.portfolioId;
     const before = this.rowMap.get(id);
@@ -295,10 +295,23 @@ export class PortfolioIndex {
       ? smallest.partitions.map((partition) => partition.tree(spec, rows))
       : [this.all.tree(spec, rows)];
     const page = this.walk(request, spec, trees, rowTest);
-    const exact =
-      !residual && !matches && constraints.length <= 1 ? exactSize(smallest, rows) : null;
-    const total = exact ?? this.total(countKey, request, test, smallest, matches, rowTest);
+    const total =
+      this.exactTotal(constraints, residual, matches, smallest) ??
+      this.total(countKey, request, test, smallest, matches, rowTest);
     return { ...page, total };
+  }
+
+  /** The total when one condition is all there is: a size, nothing to count. */
+  private exactTotal(
+    constraints: readonly Constraint[],
+    residual: RecordTest | null,
+    matches: ReadonlySet<string> | null,
+    smallest: Side | null,
+  ): number | null {
+    if (residual) return null;
+    if (matches) return constraints.length === 0 ? matches.size : null;
+    if (constraints.length === 0) return this.rows.size;
+    return constraints.length === 1 ? smallest!.exactSize : null;
   }
 
   private walk(
@@ -466,11 +479,6 @@ class Side {
   get exactSize(): number | null {
     return this.partitions.length <= 1 || !this.overlapping ? this.size : null;
   }
-}
-
-/** The number of portfolios on a side when the partitions' sizes tell it; null when not. */
-function exactSize(side: Side | null, rows: ReadonlyMap<string, Row>): number | null {
-  return side === null ? rows.size : side.exactSize;
 }
 
 function partitionFor(byValue: Map<string, Partition>, value: string): Partition {
