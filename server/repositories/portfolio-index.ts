@@ -97,12 +97,13 @@ class Partition {
     for (const tree of this.trees.values()) tree.set(row, undefined);
   }
 
-  remove(row: Row): void {
-    this.ids.delete(row.id);
-    for (const tree of this.trees.values()) tree.delete(row);
+  /** `row` is absent when no row was made for the portfolio yet: then no tree holds it. */
+  remove(id: string, row: Row | undefined): void {
+    this.ids.delete(id);
+    if (row) for (const tree of this.trees.values()) tree.delete(row);
   }
 
-  tree(spec: OrderSpec, rows: ReadonlyMap<string, Row>): RowTree {
+  tree(spec: OrderSpec, rows: Rows): RowTree {
     let tree = this.trees.get(spec.key);
     if (tree === undefined) {
       tree =
@@ -119,6 +120,49 @@ class Partition {
 
   forget(orderKey: string): void {
     this.trees.delete(orderKey);
+  }
+}
+
+/**
+ * Rows made on first need and kept until the portfolio changes: a cold start makes rows only for
+ * the portfolios its first pages touch. Invariant: every row in a tree is the cached one.
+ */
+class Rows {
+  private readonly cache = new Map<string, Row>();
+
+  constructor(private readonly records: ReadonlyMap<string, PortfolioRecord>) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  ids(): IterableIterator<string> {
+    return this.records.keys();
+  }
+
+  get(id: string): Row | undefined {
+    let row = this.cache.get(id);
+    if (row === undefined) {
+      const record = this.records.get(id);
+      if (record === undefined) return undefined;
+      this.cache.set(id, (row = rowOf(record)));
+    }
+    return row;
+  }
+
+  /** The row made before a change (the store has already applied it to the records). */
+  cached(id: string): Row | undefined {
+    return this.cache.get(id);
+  }
+
+  replace(id: string, next: PortfolioRecord | undefined): Row | undefined {
+    if (next === undefined) {
+      this.cache.delete(id);
+      return undefined;
+    }
+    const row = rowOf(next);
+    this.cache.set(id, row);
+    return row;
   }
 }
 
@@ -176,7 +220,7 @@ interface Count {
 
 /**
  * Answers list queries at a cost that does not grow with the collection:
- * - a row per portfolio with its sort values, made once per change;
+ * - a row per portfolio with its sort values, made when first needed and again on each change;
  * - partitions per value of each exact-match key in use (and one of all portfolios), each with a
  *   B+ tree per orderBy in use, all kept up to date on writes (`store.onChange`);
  * - a page walks, from the cursor, the trees of the condition with the fewest portfolios (a union
@@ -187,8 +231,8 @@ interface Count {
  * Trees and partitions are built on first use, so a start does not pay for them.
  */
 export class PortfolioIndex {
-  private rowMap: Map<string, Row> | null = null;
-  private readonly all = new Partition();
+  private readonly rows: Rows;
+  private allPartition: Partition | null = null;
   private readonly partitions = new Map<PartitionKey, Map<string, Partition>>();
   private readonly orders = new Lru<OrderSpec>(MAX_ORDERS, (key) => this.forgetOrder(key));
   private readonly counts = new Lru<Count>(MAX_COUNTS);
@@ -201,6 +245,7 @@ export class PortfolioIndex {
     store: Store,
   ) {
     this.search = new PortfolioSearch(records);
+    this.rows = new Rows(records);
     store.onChange((col, _key, prev, next) => {
       if (col === 'portfolios')
         this.onChange(prev as PortfolioRecord | undefined, next as PortfolioRecord | undefined);
@@ -216,16 +261,13 @@ export class PortfolioIndex {
     return this.changes;
   }
 
-  private get rows(): Map<string, Row> {
-    if (this.rowMap === null) {
-      this.rowMap = new Map();
-      for (const record of this.records.values()) {
-        const row = rowOf(record);
-        this.rowMap.set(row.id, row);
-        this.all.ids.add(row.id);
-      }
+  /** Every portfolio, as a partition: its trees are the unfiltered lists. */
+  private get all(): Partition {
+    if (this.allPartition === null) {
+      this.allPartition = new Partition();
+      for (const id of this.records.keys()) this.allPartition.ids.add(id);
     }
-    return this.rowMap;
+    return this.allPartition;
   }
 
   private onChange(prev: PortfolioRecord | undefined, next: PortfolioRecord | undefined): void {
@@ -239,24 +281,21 @@ export class PortfolioIndex {
       if (next && counts(count, next, wordsOfNext)) count.total++;
     }
     this.search.onChange(prev, next, wordsOfPrev, wordsOfNext);
-    if (this.rowMap === null) return; // nothing built yet: built from the records when asked
     const id = (prev ?? next)!.portfolioId;
-    const before = this.rowMap.get(id);
-    const after = next ? rowOf(next) : undefined;
-    if (before) this.all.remove(before);
-    if (after) this.all.add(after);
+    const before = this.rows.cached(id);
+    const after = this.rows.replace(id, next);
+    if (prev) this.allPartition?.remove(id, before);
+    if (after) this.allPartition?.add(after);
     for (const [key, byValue] of this.partitions) {
-      if (before)
-        for (const value of valuesOf(before.record, key)) {
+      if (prev)
+        for (const value of valuesOf(prev, key)) {
           const partition = byValue.get(value);
-          partition?.remove(before);
+          partition?.remove(id, before);
           if (partition?.ids.size === 0) byValue.delete(value);
         }
       if (after)
         for (const value of valuesOf(after.record, key)) partitionFor(byValue, value).add(after);
     }
-    if (after) this.rowMap.set(id, after);
-    else this.rowMap.delete(id);
   }
 
   query(request: ListRequest): ListPage {
@@ -408,7 +447,7 @@ export class PortfolioIndex {
     };
     if (matches && matches.size <= (smallest?.size ?? rows.size)) countIds(matches);
     else if (smallest) countIds(smallest.ids());
-    else countIds(rows.keys());
+    else countIds(rows.ids());
     this.counts.put(key, { total, test, terms: request.search });
     return total;
   }
@@ -425,8 +464,10 @@ export class PortfolioIndex {
     let byValue = this.partitions.get(key);
     if (byValue === undefined) {
       byValue = new Map();
-      for (const row of this.rows.values())
-        for (const value of valuesOf(row.record, key)) partitionFor(byValue, value).add(row);
+      // Ids only: rows are made when a tree needs them.
+      for (const record of this.records.values())
+        for (const value of valuesOf(record, key))
+          partitionFor(byValue, value).ids.add(record.portfolioId);
       this.partitions.set(key, byValue);
     }
     return byValue;
