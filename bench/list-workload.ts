@@ -17,8 +17,8 @@ export interface Request {
   body?: string;
 }
 
-export function listWorkload(records: readonly PortfolioRecord[]) {
-  const next = random(7);
+export function listWorkload(records: readonly PortfolioRecord[], seed = 7) {
+  const next = random(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const record = () => pick(records);
   const fields = () => {
