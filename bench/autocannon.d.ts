@@ -8,6 +8,14 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Each request in turn; `setupRequest` may rewrite it before every send. */
+    requests?: Array<{ setupRequest?: (request: RequestParams) => RequestParams }>;
+  }
+  export interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
   export interface Histogram {
     average: number;

@@ -15,7 +15,7 @@ export const CATEGORIES = [
   'Ceramics',
   'Photography',
 ];
-const WORDS = [
+export const WORDS = [
   'lake',
   'house',
   'garden',
@@ -29,7 +29,7 @@ const WORDS = [
 ];
 
 /** A small deterministic generator, so every run and every server sees the same data. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state * 1664525 + 1013904223) >>> 0;

@@ -8,12 +8,28 @@ import {
   type StoredFile,
 } from '../../shared';
 import { ApiError } from '../errors';
+import { searchWords } from './search-text';
+
+/**
+ * `relevance` orders a full-text search by score (best first); it needs `q` and stands alone.
+ */
+export const RELEVANCE = 'relevance';
+export type ListOrderKey = OrderKey | typeof RELEVANCE;
 
 /** One sort key of `orderBy`; ties are always broken by portfolioId ascending. */
 export interface OrderTerm {
-  key: OrderKey;
+  key: ListOrderKey;
   descending: boolean;
 }
+
+/** A portfolio's position under one orderBy: its sort values, then its id (a keyset cursor). */
+export type SortValue = string | number;
+export interface Cursor {
+  values: SortValue[];
+  id: string;
+}
+
+export const MAX_SEARCH_LENGTH = 200;
 
 /** Parsed `filter`: different keys AND, the values of one key OR (DESIGN §4). */
 export type Filter = ReadonlyMap<FilterKey, readonly string[]>;
@@ -31,14 +47,26 @@ const validList = (keys: readonly string[]) => keys.join(', ');
 /** An entirely empty parameter (`?filter=`) means "not given", as HTML forms send it. */
 const given = (raw: string | undefined): raw is string => raw !== undefined && raw !== '';
 
-/** `createdTime,projectTitle-` → terms; an unknown or repeated key is a 400. */
-export function parseOrderBy(raw: string | undefined): OrderTerm[] {
+/**
+ * `createdTime,projectTitle-` → terms; an unknown or repeated key is a 400, and so is `relevance`
+ * without a search or beside other keys.
+ */
+export function parseOrderBy(raw: string | undefined, searching = false): OrderTerm[] {
   if (!given(raw)) return [...DEFAULT_ORDER];
+  if (raw.trim() === RELEVANCE) {
+    if (!searching) throw invalid('orderBy', 'orderBy "relevance" needs a search: give q too.');
+    return [{ key: RELEVANCE, descending: true }];
+  }
   const seen = new Set<string>();
   return raw.split(',').map((item) => {
     const token = item.trim();
     const descending = token.endsWith('-');
     const key = descending ? token.slice(0, -1) : token;
+    if (key === RELEVANCE)
+      throw invalid(
+        'orderBy',
+        'orderBy "relevance" stands alone; it cannot be combined with other keys.',
+      );
     if (!(ORDER_KEYS as readonly string[]).includes(key)) {
       throw invalid(
         'orderBy',
@@ -125,6 +153,26 @@ export function parseFilter(raw: string | undefined, role: Role): Filter {
   return filter;
 }
 
+/**
+ * `q` → its search terms (case- and accent-folded words), or null when not given. Over 200
+ * characters, or no letter or digit at all: a 400 saying so.
+ */
+export function parseSearch(raw: string | undefined): string[] | null {
+  if (!given(raw)) return null;
+  if (raw.length > MAX_SEARCH_LENGTH)
+    throw invalid(
+      'q',
+      `q is ${raw.length} characters long; at most ${MAX_SEARCH_LENGTH} are allowed.`,
+    );
+  const terms = [...new Set(searchWords(raw))];
+  if (terms.length === 0)
+    throw invalid(
+      'q',
+      'q has no letters or digits to search for; punctuation alone is not a search.',
+    );
+  return terms;
+}
+
 /** `pageSize` arrives validated (1..1000) by the route schema; absent means the default. */
 export const pageSizeOf = (raw: number | undefined) => raw ?? DEFAULT_PAGE_SIZE;
 
@@ -145,32 +193,39 @@ export function canonicalFilter(filter: Filter): string {
 }
 
 /**
- * What a list query is about, besides paging: its order, filter and the caller's visibility, with
- * their canonical texts made once per request for the indexes, caches and page tokens that key
- * on them.
+ * What a list query is about, besides paging: its order, filter, search and the caller's
+ * visibility, with their canonical texts made once per request for the indexes, caches and page
+ * tokens that key on them.
  */
 export interface ListScope {
   order: readonly OrderTerm[];
   filter: Filter;
+  /** Terms of `q` (parseSearch), every one of which must match; null: no search. */
+  search: readonly string[] | null;
   /** Viewers: only published and active portfolios exist for them. */
   visibleOnly: boolean;
   /** canonicalOrder(order) */
   orderKey: string;
   /** canonicalFilter(filter) */
   filterKey: string;
+  /** The search terms sorted, space-separated; "" without a search. */
+  searchKey: string;
 }
 
 export function listScope(
   order: readonly OrderTerm[],
   filter: Filter,
   visibleOnly: boolean,
+  search: readonly string[] | null = null,
 ): ListScope {
   return {
     order,
     filter,
+    search,
     visibleOnly,
     orderKey: canonicalOrder(order),
     filterKey: canonicalFilter(filter),
+    searchKey: search ? [...search].sort().join(' ') : '',
   };
 }
 

@@ -1,16 +1,17 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors';
-import { Lru } from '../repositories/lru';
-import type { Cursor, SortValue } from '../repositories/portfolio-index';
 import type { Store } from '../storage/store';
-import type { ListScope } from './list-query';
+import type { Cursor, ListScope, SortValue } from './list-query';
 
 const SECRET_KEY = 'pageTokenSecret';
 const TOKEN_VERSION = 1;
 const MAC_BYTES = 16;
 
-/** What a token is bound to: the same orderBy, filter and visibility must come back with it. */
-export type TokenScope = Pick<ListScope, 'order' | 'orderKey' | 'filterKey' | 'visibleOnly'>;
+/** What a token is bound to: the same orderBy, filter, q and visibility must come back with it. */
+export type TokenScope = Pick<
+  ListScope,
+  'order' | 'orderKey' | 'filterKey' | 'searchKey' | 'visibleOnly'
+>;
 
 interface Payload {
   v: number;
@@ -20,17 +21,14 @@ interface Payload {
   c: [...SortValue[], string];
 }
 
-/** Hashes of recent scopes: every page of a walk, and every encode and decode, shares one. */
-const scopeHashes = new Lru<string>(256);
-
+/**
+ * A query without a search hashes exactly as before `q` existed, so tokens issued then still work.
+ * (One SHA-256 of a short text costs about a microsecond: not worth a cache.)
+ */
 function scopeHash(scope: TokenScope): string {
-  const text = `${scope.orderKey}\n${scope.filterKey}\n${scope.visibleOnly ? 'viewer' : 'staff'}`;
-  let hash = scopeHashes.use(text);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(text).digest('base64url').slice(0, 16);
-    scopeHashes.put(text, hash);
-  }
-  return hash;
+  const search = scope.searchKey === '' ? '' : `\nq ${scope.searchKey}`;
+  const text = `${scope.orderKey}\n${scope.filterKey}\n${scope.visibleOnly ? 'viewer' : 'staff'}${search}`;
+  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
 function invalidToken(message: string): ApiError {
@@ -88,7 +86,7 @@ export class PageTokens {
     if (payload.v !== TOKEN_VERSION) throw invalidToken('pageToken is from another version.');
     if (payload.s !== scopeHash(scope)) {
       throw invalidToken(
-        'pageToken belongs to another query; send the same orderBy and filter as for the first page.',
+        'pageToken belongs to another query; send the same orderBy, filter and q as for the first page.',
       );
     }
     const values = payload.c.slice(0, -1) as SortValue[];

@@ -1,6 +1,10 @@
 /** A map that forgets its least recently used entry once it holds more than `limit`. */
 export class Lru<V> extends Map<string, V> {
-  constructor(private readonly limit: number) {
+  constructor(
+    private readonly limit: number,
+    /** Told of every entry forgotten to stay within the limit. */
+    private readonly onEvict?: (key: string, value: V) => void,
+  ) {
     super();
   }
 
@@ -16,6 +20,10 @@ export class Lru<V> extends Map<string, V> {
   put(key: string, value: V): void {
     super.delete(key);
     super.set(key, value);
-    if (this.size > this.limit) super.delete(this.keys().next().value!);
+    if (this.size > this.limit) {
+      const [oldest, forgotten] = this.entries().next().value!;
+      super.delete(oldest);
+      this.onEvict?.(oldest, forgotten);
+    }
   }
 }

@@ -1,14 +1,30 @@
-import type { FilterKey, OrderKey, PortfolioRecord } from '../../shared';
-import type { Filter, ListScope, OrderTerm } from '../domain/list-query';
+import type { PortfolioRecord } from '../../shared';
+import {
+  RELEVANCE,
+  type Cursor,
+  type Filter,
+  type ListScope,
+  type SortValue,
+} from '../domain/list-query';
+import { matchesAllTerms } from '../domain/search-text';
 import type { Store } from '../storage/store';
 import { Lru } from './lru';
+import { PortfolioSearch, wordsOf } from './portfolio-search';
+import {
+  buildTree,
+  cursorOf,
+  emptyTree,
+  probeOf,
+  rowComparator,
+  rowOf,
+  rowsAfter,
+  type OrderSpec,
+  type Row,
+  type RowTree,
+} from './sorted-rows';
 
-/** A portfolio's position under one orderBy: its sort values, then its id. */
-export type SortValue = string | number;
-export interface Cursor {
-  values: SortValue[];
-  id: string;
-}
+// The domain's cursor types, re-exported for the repository contract that speaks them.
+export type { Cursor, SortValue };
 
 export interface ListRequest extends ListScope {
   /** Start strictly after this position (the previous page's last item). */
@@ -18,150 +34,157 @@ export interface ListRequest extends ListScope {
 
 export interface ListPage {
   items: PortfolioRecord[];
-  /** Portfolios matching filter and visibility, on every page. */
+  /** Portfolios matching filter, search and visibility, on every page. */
   total: number;
   /** Position of the last item when more follow; null on the last page. */
   next: Cursor | null;
 }
 
-interface Entry {
-  id: string;
-  record: PortfolioRecord;
-  values: SortValue[];
-}
-
-/** Keys whose exact values are looked up in maps instead of scanned. */
-const MAPPED_KEYS = [
+/**
+ * Exact-match keys whose values partition the portfolios, plus `visible` (published and active:
+ * what a viewer may see), which answers a viewer's list like any other filter.
+ */
+const PARTITION_KEYS = [
   'memberBarcode',
   'category',
   'readyToBuy',
   'relativeCategory',
   'certificateByOrg',
-] as const satisfies readonly FilterKey[];
-type MappedKey = (typeof MAPPED_KEYS)[number];
-const isMapped = (key: FilterKey): key is MappedKey =>
-  (MAPPED_KEYS as readonly string[]).includes(key);
+  'staffPick',
+  'published',
+  'active',
+  'visible',
+] as const;
+type PartitionKey = (typeof PARTITION_KEYS)[number];
+const isPartitionKey = (key: string): key is PartitionKey =>
+  (PARTITION_KEYS as readonly string[]).includes(key);
+/** Keys of arrays: a portfolio can be in several of their partitions. */
+const ARRAY_KEYS: ReadonlySet<PartitionKey> = new Set(['relativeCategory', 'certificateByOrg']);
 
-/** Each sorted index costs about 100 bytes per portfolio; keep only the recently used ones. */
-const MAX_SORTED_INDEXES = 6;
-const MAX_CACHED_RESULTS = 64;
-
-/**
- * Text sorts case-insensitively; the raw text after a NUL makes the order total and
- * deterministic (a keyset cursor needs that), and one string comparison does both.
- */
-function sortValue(record: PortfolioRecord, key: OrderKey): SortValue {
+function valuesOf(record: PortfolioRecord, key: PartitionKey): readonly string[] {
   switch (key) {
-    case 'createdTime':
-      return record.createdTime;
-    case 'modifiedTime':
-      return record.modifiedTime;
-    case 'staffPick':
-      return record.staffPick ? 1 : 0;
-    case 'projectTitle':
+    case 'memberBarcode':
     case 'category':
-      return `${record[key].toLowerCase()}\u0000${record[key]}`;
+    case 'readyToBuy':
+      return [record[key]];
+    case 'relativeCategory':
+    case 'certificateByOrg':
+      return record[key];
+    case 'staffPick':
+    case 'published':
+    case 'active':
+      return [String(record[key])];
+    case 'visible':
+      return [String(record.published && record.active)];
   }
 }
 
-const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Orders kept at a time: each costs one tree entry per portfolio per partition key in use. */
+const MAX_ORDERS = 12;
+/** Totals of filter combinations that no one partition answers, kept up to date on writes. */
+const MAX_COUNTS = 1024;
 
-function comparator(order: readonly OrderTerm[]) {
-  const directions = order.map((term) => (term.descending ? -1 : 1));
-  return (aValues: SortValue[], aId: string, bValues: SortValue[], bId: string): number => {
-    for (let index = 0; index < directions.length; index++) {
-      const a = aValues[index]!;
-      const b = bValues[index]!;
-      if (a !== b) return (a < b ? -1 : 1) * directions[index]!;
+/**
+ * The portfolios with one value of a key (or all of them): their ids, and a tree of their rows
+ * per order in use, each built on first use and then kept up to date on every change.
+ */
+class Partition {
+  readonly ids = new Set<string>();
+  private readonly trees = new Map<string, RowTree>();
+
+  add(row: Row): void {
+    this.ids.add(row.id);
+    for (const tree of this.trees.values()) tree.set(row, undefined);
+  }
+
+  /** `row` is absent when no row was made for the portfolio yet: then no tree holds it. */
+  remove(id: string, row: Row | undefined): void {
+    this.ids.delete(id);
+    if (row) for (const tree of this.trees.values()) tree.delete(row);
+  }
+
+  tree(spec: OrderSpec, rows: Rows): RowTree {
+    let tree = this.trees.get(spec.key);
+    if (tree === undefined) {
+      tree =
+        this.ids.size === 0
+          ? emptyTree(spec)
+          : buildTree(
+              Array.from(this.ids, (id) => rows.get(id)!),
+              spec,
+            );
+      this.trees.set(spec.key, tree);
     }
-    return compareIds(aId, bId); // ties: portfolioId ascending, whatever the direction
+    return tree;
+  }
+
+  forget(orderKey: string): void {
+    this.trees.delete(orderKey);
+  }
+}
+
+/**
+ * Rows made on first need and kept until the portfolio changes: a cold start makes rows only for
+ * the portfolios its first pages touch. Invariant: every row in a tree is the cached one.
+ */
+class Rows {
+  private readonly cache = new Map<string, Row>();
+
+  constructor(private readonly records: ReadonlyMap<string, PortfolioRecord>) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  ids(): IterableIterator<string> {
+    return this.records.keys();
+  }
+
+  get(id: string): Row | undefined {
+    let row = this.cache.get(id);
+    if (row === undefined) {
+      const record = this.records.get(id);
+      if (record === undefined) return undefined;
+      this.cache.set(id, (row = rowOf(record)));
+    }
+    return row;
+  }
+
+  /** The row made before a change (the store has already applied it to the records). */
+  cached(id: string): Row | undefined {
+    return this.cache.get(id);
+  }
+
+  replace(id: string, next: PortfolioRecord | undefined): Row | undefined {
+    if (next === undefined) {
+      this.cache.delete(id);
+      return undefined;
+    }
+    const row = rowOf(next);
+    this.cache.set(id, row);
+    return row;
+  }
+}
+
+type RecordTest = (record: PortfolioRecord) => boolean;
+
+/** The conditions of a filter and visibility that no partition answers, as one test. */
+function residualTest(filter: Filter): RecordTest | null {
+  const titles = filter.get('projectTitle')?.map((value) => value.toLowerCase());
+  if (!titles) return null;
+  return (record) => {
+    const title = record.projectTitle.toLowerCase();
+    return titles.some((needle) => title.includes(needle));
   };
 }
 
-/** All portfolios sorted by one orderBy, kept sorted on every change (binary search + splice). */
-class SortedIndex {
-  readonly compare: ReturnType<typeof comparator>;
-  readonly entries: Entry[];
-
-  constructor(
-    readonly order: readonly OrderTerm[],
-    records: Iterable<PortfolioRecord>,
-  ) {
-    this.compare = comparator(order);
-    this.entries = [...records].map((record) => this.entry(record));
-    this.entries.sort((a, b) => this.compare(a.values, a.id, b.values, b.id));
-  }
-
-  entry(record: PortfolioRecord): Entry {
-    const values = this.order.map((term) => sortValue(record, term.key));
-    return { id: record.portfolioId, record, values };
-  }
-
-  /** Index of the first entry after `cursor` (or of `cursor` itself when `inclusive`). */
-  seek(values: SortValue[], id: string, inclusive = false): number {
-    let low = 0;
-    let high = this.entries.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const entry = this.entries[middle]!;
-      const sign = this.compare(entry.values, entry.id, values, id);
-      if (sign < 0 || (sign === 0 && !inclusive)) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  remove(record: PortfolioRecord): void {
-    const { values, id } = this.entry(record);
-    const at = this.seek(values, id, true);
-    if (this.entries[at]?.id === id) this.entries.splice(at, 1);
-  }
-
-  insert(record: PortfolioRecord): void {
-    const entry = this.entry(record);
-    this.entries.splice(this.seek(entry.values, entry.id), 0, entry);
-  }
-}
-
-type Predicate = (record: PortfolioRecord) => boolean;
-
-function compilePredicate(filter: Filter, visibleOnly: boolean): Predicate {
-  const tests: Predicate[] = [];
-  if (visibleOnly) tests.push((record) => record.published && record.active);
-  for (const [key, values] of filter) {
-    switch (key) {
-      case 'memberBarcode':
-      case 'category':
-      case 'readyToBuy': {
-        const wanted = new Set(values);
-        tests.push((record) => wanted.has(record[key]));
-        break;
-      }
-      case 'relativeCategory':
-      case 'certificateByOrg': {
-        const wanted = new Set(values);
-        tests.push((record) => record[key].some((value) => wanted.has(value)));
-        break;
-      }
-      case 'staffPick':
-      case 'published':
-      case 'active': {
-        if (values.length > 1) break; // true OR false: no constraint
-        const wanted = values[0] === 'true';
-        tests.push((record) => record[key] === wanted);
-        break;
-      }
-      case 'projectTitle': {
-        const needles = values.map((value) => value.toLowerCase());
-        tests.push((record) => {
-          const title = record.projectTitle.toLowerCase();
-          return needles.some((needle) => title.includes(needle));
-        });
-        break;
-      }
-    }
-  }
-  // Called for every entry a page walks past: no array callback when one test or none will do.
+/** Every condition of a filter and visibility, on one record. */
+function recordTest(constraints: readonly Constraint[], residual: RecordTest | null): RecordTest {
+  const tests = constraints.map(({ key, values }) => {
+    const wanted = new Set(values);
+    return (record: PortfolioRecord) => valuesOf(record, key).some((value) => wanted.has(value));
+  });
+  if (residual) tests.push(residual);
   if (tests.length === 0) return () => true;
   if (tests.length === 1) return tests[0]!;
   return (record) => {
@@ -170,186 +193,358 @@ function compilePredicate(filter: Filter, visibleOnly: boolean): Predicate {
   };
 }
 
+interface Constraint {
+  key: PartitionKey;
+  values: readonly string[];
+}
+
+/** The partition-key conditions of a request: the same key's values OR, different keys AND. */
+function constraintsOf(filter: Filter, visibleOnly: boolean): Constraint[] {
+  const constraints: Constraint[] = [];
+  for (const [key, values] of filter) {
+    if (!isPartitionKey(key)) continue;
+    const boolean = key === 'staffPick' || key === 'published' || key === 'active';
+    if (boolean && values.length > 1) continue; // true OR false: no condition at all
+    constraints.push({ key, values });
+  }
+  if (visibleOnly) constraints.push({ key: 'visible', values: ['true'] });
+  return constraints;
+}
+
+/** A total kept up to date on writes: the test a changed portfolio is counted by. */
+interface Count {
+  total: number;
+  test: RecordTest;
+  terms: readonly string[] | null;
+}
+
 /**
- * Answers list queries without sorting or scanning the whole collection per request:
- * - one sorted index per orderBy in use (built on first use, then kept up to date through
- *   `store.onChange`, so cold start does not pay for it);
- * - value → ids maps for the exact-match filter keys;
- * - totals and small sorted match lists cached until the next change to any portfolio.
- * A page is read by walking the orderBy's index from the cursor, or, when an exact-match key
- * narrows the candidates enough, by sorting just those candidates.
+ * Answers list queries at a cost that does not grow with the collection:
+ * - a row per portfolio with its sort values, made when first needed and again on each change;
+ * - partitions per value of each exact-match key in use (and one of all portfolios), each with a
+ *   B+ tree per orderBy in use, all kept up to date on writes (`store.onChange`);
+ * - a page walks, from the cursor, the trees of the condition with the fewest portfolios (a union
+ *   of partitions when one key ORs values), testing the other conditions on each row;
+ * - a total is the partitions' sizes when one condition is all there is, and otherwise a count
+ *   made once by walking the smallest side and then kept up to date on writes;
+ * - a search (`q`) is one more condition: its matches, sorted outright when they are few.
+ * Trees and partitions are built on first use, so a start does not pay for them.
  */
 export class PortfolioIndex {
-  private readonly sorted = new Lru<SortedIndex>(MAX_SORTED_INDEXES);
-  private readonly valueMaps = new Map<MappedKey, Map<string, Set<string>>>();
-  private readonly totals = new Lru<{ version: number; total: number }>(MAX_CACHED_RESULTS);
-  private readonly matchLists = new Lru<{ version: number; entries: Entry[] }>(8);
-  /** Bumped on every change to a portfolio; cached answers of older versions are stale. */
+  private readonly rows: Rows;
+  private allPartition: Partition | null = null;
+  private readonly partitions = new Map<PartitionKey, Map<string, Partition>>();
+  private readonly orders = new Lru<OrderSpec>(MAX_ORDERS, (key) => this.forgetOrder(key));
+  private readonly counts = new Lru<Count>(MAX_COUNTS);
+  private readonly search: PortfolioSearch;
+  /** Bumped on every change to a portfolio; an answer built at one version is current until then. */
   private changes = 0;
 
   constructor(
     private readonly records: ReadonlyMap<string, PortfolioRecord>,
     store: Store,
   ) {
+    this.search = new PortfolioSearch(records);
+    this.rows = new Rows(records);
     store.onChange((col, _key, prev, next) => {
       if (col === 'portfolios')
         this.onChange(prev as PortfolioRecord | undefined, next as PortfolioRecord | undefined);
     });
   }
 
-  private onChange(prev: PortfolioRecord | undefined, next: PortfolioRecord | undefined): void {
-    this.changes++;
-    for (const index of this.sorted.values()) {
-      if (prev) index.remove(prev);
-      if (next) index.insert(next);
-    }
-    for (const [key, map] of this.valueMaps) {
-      if (prev) for (const value of valuesOf(prev, key)) map.get(value)?.delete(prev.portfolioId);
-      if (next) for (const value of valuesOf(next, key)) addTo(map, value, next.portfolioId);
-    }
+  /** Builds the search index in steps in the background (not needed for plain lists). */
+  startSearchIndex(): void {
+    this.search.buildInBackground();
   }
 
-  /** Changes seen so far: an answer built at one version is current until this moves on. */
   get version(): number {
     return this.changes;
   }
 
-  query(request: ListRequest): ListPage {
-    const predicate = compilePredicate(request.filter, request.visibleOnly);
-    const resultKey = `${request.visibleOnly ? 'v' : 's'}|${request.filterKey}`;
-    const candidates = this.narrowestCandidates(request.filter);
-    if (candidates && candidates.size === 0) return { items: [], total: 0, next: null };
-
-    const n = this.records.size;
-    const m = candidates?.size ?? n;
-    // Expected entries a walk visits to fill a page, against sorting the candidates.
-    const walkCost = m === 0 ? n : (request.limit * n) / m;
-    const sortCost = m * Math.log2(m + 1);
-    if (candidates && sortCost < walkCost) {
-      return this.pageFromCandidates(request, candidates, predicate, resultKey);
+  /** Every portfolio, as a partition: its trees are the unfiltered lists. */
+  private get all(): Partition {
+    if (this.allPartition === null) {
+      this.allPartition = new Partition();
+      for (const id of this.records.keys()) this.allPartition.ids.add(id);
     }
-    const index = this.sortedIndex(request.order, request.orderKey);
-    const page = this.walk(index, request, predicate);
-    return { ...page, total: this.total(resultKey, predicate, candidates) };
+    return this.allPartition;
   }
 
-  private walk(index: SortedIndex, request: ListRequest, predicate: Predicate) {
-    const { entries } = index;
-    const start = request.after ? index.seek(request.after.values, request.after.id) : 0;
+  private onChange(prev: PortfolioRecord | undefined, next: PortfolioRecord | undefined): void {
+    this.changes++;
+    let nextWords: Set<string> | undefined;
+    const wordsOfNext = () => (nextWords ??= wordsOf(next!));
+    let prevWords: Set<string> | undefined;
+    const wordsOfPrev = () => (prevWords ??= wordsOf(prev!));
+    for (const count of this.counts.values()) {
+      if (prev && counts(count, prev, wordsOfPrev)) count.total--;
+      if (next && counts(count, next, wordsOfNext)) count.total++;
+    }
+    this.search.onChange(prev, next, wordsOfPrev, wordsOfNext);
+    const id = (prev ?? next)!.portfolioId;
+    const before = this.rows.cached(id);
+    const after = this.rows.replace(id, next);
+    if (prev) this.allPartition?.remove(id, before);
+    if (after) this.allPartition?.add(after);
+    for (const [key, byValue] of this.partitions) {
+      if (prev)
+        for (const value of valuesOf(prev, key)) {
+          const partition = byValue.get(value);
+          partition?.remove(id, before);
+          if (partition?.ids.size === 0) byValue.delete(value);
+        }
+      if (after)
+        for (const value of valuesOf(after.record, key)) partitionFor(byValue, value).add(after);
+    }
+  }
+
+  query(request: ListRequest): ListPage {
+    const constraints = constraintsOf(request.filter, request.visibleOnly);
+    const residual = residualTest(request.filter);
+    const test = recordTest(constraints, residual);
+    const matches = request.search ? this.search.matches(request.search, request.searchKey) : null;
+    const countKey = `${request.visibleOnly ? 'v' : 's'}|${request.filterKey}|${request.searchKey}`;
+    const rows = this.rows;
+
+    const sides = constraints.map((constraint) => this.side(constraint));
+    const smallest = sides.reduce<Side | null>(
+      (best, side) => (best === null || side.size < best.size ? side : best),
+      null,
+    );
+    if (smallest?.size === 0 || matches?.size === 0) return { items: [], total: 0, next: null };
+    const rowTest = matches
+      ? (row: Row) => matches.has(row.id) && test(row.record)
+      : (row: Row) => test(row.record);
+
+    if (request.order[0]?.key === RELEVANCE) {
+      const total = this.total(countKey, request, test, smallest, matches, rowTest);
+      return { ...this.relevancePage(request, rowTest), total };
+    }
+    const spec = this.orderSpec(request);
+    const driverSize = smallest?.size ?? rows.size;
+    // Few matches: sort them outright rather than walk a tree past the many that do not match.
+    if (
+      matches &&
+      matches.size < driverSize &&
+      sortIsCheaper(matches.size, driverSize, request.limit)
+    ) {
+      return this.pageOfSorted(request, spec, matches, rowTest);
+    }
+    const trees = smallest
+      ? smallest.partitions.map((partition) => partition.tree(spec, rows))
+      : [this.all.tree(spec, rows)];
+    const page = this.walk(request, spec, trees, rowTest);
+    const total =
+      this.exactTotal(constraints, residual, matches, smallest) ??
+      this.total(countKey, request, test, smallest, matches, rowTest);
+    return { ...page, total };
+  }
+
+  /** The total when one condition is all there is: a size, nothing to count. */
+  private exactTotal(
+    constraints: readonly Constraint[],
+    residual: RecordTest | null,
+    matches: ReadonlySet<string> | null,
+    smallest: Side | null,
+  ): number | null {
+    if (residual) return null;
+    if (matches) return constraints.length === 0 ? matches.size : null;
+    if (constraints.length === 0) return this.rows.size;
+    return constraints.length === 1 ? smallest!.exactSize : null;
+  }
+
+  private walk(
+    request: ListRequest,
+    spec: OrderSpec,
+    trees: RowTree[],
+    test: (row: Row) => boolean,
+  ) {
+    const after = request.after ? probeOf(request.after, spec.order) : null;
     const items: PortfolioRecord[] = [];
-    let last: Entry | null = null;
-    for (let at = start; at < entries.length; at++) {
-      const entry = entries[at]!;
-      if (!predicate(entry.record)) continue;
-      if (items.length === request.limit) return { items, next: cursorOf(last!) };
-      items.push(entry.record);
+    let last: Row | null = null;
+    for (const row of rowsAfter(trees, spec.compare, after)) {
+      if (!test(row)) continue;
+      if (items.length === request.limit) return { items, next: cursorOf(last!, spec.order) };
+      items.push(row.record);
+      last = row;
+    }
+    return { items, next: null };
+  }
+
+  private pageOfSorted(
+    request: ListRequest,
+    spec: OrderSpec,
+    ids: ReadonlySet<string>,
+    test: (row: Row) => boolean,
+  ): ListPage {
+    const matching: Row[] = [];
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row && test(row)) matching.push(row);
+    }
+    matching.sort(spec.compare);
+    let start = 0;
+    if (request.after) {
+      const after = probeOf(request.after, spec.order);
+      start = firstAfter(matching.length, (at) => spec.compare(matching[at]!, after) <= 0);
+    }
+    const end = Math.min(start + request.limit, matching.length);
+    const page = matching.slice(start, end);
+    return {
+      items: page.map((row) => row.record),
+      total: matching.length,
+      next: end < matching.length ? cursorOf(page.at(-1)!, spec.order) : null,
+    };
+  }
+
+  /** Best match first, ties by portfolioId; the cursor is [score] and the id. */
+  private relevancePage(request: ListRequest, test: (row: Row) => boolean) {
+    const ranked = this.search.rank(request.search!, request.searchKey);
+    let start = 0;
+    if (request.after) {
+      const score = request.after.values[0] as number;
+      const id = request.after.id;
+      start = firstAfter(ranked.length, (at) => {
+        const entry = ranked[at]!;
+        return entry.score > score || (entry.score === score && entry.id <= id);
+      });
+    }
+    const items: PortfolioRecord[] = [];
+    let last: { id: string; score: number } | null = null;
+    for (let at = start; at < ranked.length; at++) {
+      const entry = ranked[at]!;
+      const row = this.rows.get(entry.id);
+      if (!row || !test(row)) continue;
+      if (items.length === request.limit)
+        return { items, next: { values: [last!.score], id: last!.id } };
+      items.push(row.record);
       last = entry;
     }
     return { items, next: null };
   }
 
-  private pageFromCandidates(
+  /**
+   * The total of a combination no single partition answers: counted once by walking its smallest
+   * side, then kept up to date on every write (see onChange).
+   */
+  private total(
+    key: string,
     request: ListRequest,
-    candidates: ReadonlySet<string>,
-    predicate: Predicate,
-    resultKey: string,
-  ): ListPage {
-    const key = `${request.orderKey}|${resultKey}`;
-    let cached = this.matchLists.use(key);
-    const template = new SortedIndex(request.order, []);
-    if (cached?.version !== this.changes) {
-      const entries: Entry[] = [];
-      for (const id of candidates) {
-        const record = this.records.get(id);
-        if (record && predicate(record)) entries.push(template.entry(record));
-      }
-      entries.sort((a, b) => template.compare(a.values, a.id, b.values, b.id));
-      cached = { version: this.changes, entries };
-      this.matchLists.put(key, cached);
-    }
-    const { entries } = cached;
-    let start = 0;
-    if (request.after) {
-      const { values, id } = request.after;
-      let high = entries.length;
-      while (start < high) {
-        const middle = (start + high) >>> 1;
-        const entry = entries[middle]!;
-        if (template.compare(entry.values, entry.id, values, id) <= 0) start = middle + 1;
-        else high = middle;
-      }
-    }
-    const end = Math.min(start + request.limit, entries.length);
-    const page = entries.slice(start, end);
-    return {
-      items: page.map((entry) => entry.record),
-      total: entries.length,
-      next: end < entries.length && page.length > 0 ? cursorOf(page.at(-1)!) : null,
-    };
-  }
-
-  private total(key: string, predicate: Predicate, candidates: ReadonlySet<string> | null): number {
-    const cached = this.totals.use(key);
-    if (cached?.version === this.changes) return cached.total;
+    test: RecordTest,
+    smallest: Side | null,
+    matches: ReadonlySet<string> | null,
+    rowTest: (row: Row) => boolean,
+  ): number {
+    const cached = this.counts.use(key);
+    if (cached) return cached.total;
     let total = 0;
-    if (candidates) {
-      for (const id of candidates) {
-        const record = this.records.get(id);
-        if (record && predicate(record)) total++;
+    const rows = this.rows;
+    const countIds = (ids: Iterable<string>) => {
+      for (const id of ids) {
+        const row = rows.get(id);
+        if (row && rowTest(row)) total++;
       }
-    } else {
-      for (const record of this.records.values()) if (predicate(record)) total++;
-    }
-    this.totals.put(key, { version: this.changes, total });
+    };
+    if (matches && matches.size <= (smallest?.size ?? rows.size)) countIds(matches);
+    else if (smallest) countIds(smallest.ids());
+    else countIds(rows.ids());
+    this.counts.put(key, { total, test, terms: request.search });
     return total;
   }
 
-  /** The ids that can match the exact-match key with the fewest of them, if the filter has one. */
-  private narrowestCandidates(filter: Filter): ReadonlySet<string> | null {
-    let best: ReadonlySet<string> | null = null;
-    for (const [key, values] of filter) {
-      if (!isMapped(key)) continue;
-      const map = this.valueMap(key);
-      const sets = values.map((value) => map.get(value)).filter((set) => set !== undefined);
-      let union: ReadonlySet<string>;
-      if (sets.length === 0) union = new Set();
-      else if (sets.length === 1) union = sets[0]!;
-      else union = new Set(sets.flatMap((set) => [...set]));
-      if (!best || union.size < best.size) best = union;
-    }
-    return best;
+  private side(constraint: Constraint): Side {
+    const byValue = this.partitionsOf(constraint.key);
+    const partitions = constraint.values
+      .map((value) => byValue.get(value))
+      .filter((partition) => partition !== undefined);
+    return new Side(partitions, ARRAY_KEYS.has(constraint.key));
   }
 
-  private valueMap(key: MappedKey): Map<string, Set<string>> {
-    let map = this.valueMaps.get(key);
-    if (!map) {
-      map = new Map();
+  private partitionsOf(key: PartitionKey): Map<string, Partition> {
+    let byValue = this.partitions.get(key);
+    if (byValue === undefined) {
+      byValue = new Map();
+      // Ids only: rows are made when a tree needs them.
       for (const record of this.records.values())
-        for (const value of valuesOf(record, key)) addTo(map, value, record.portfolioId);
-      this.valueMaps.set(key, map);
+        for (const value of valuesOf(record, key))
+          partitionFor(byValue, value).ids.add(record.portfolioId);
+      this.partitions.set(key, byValue);
     }
-    return map;
+    return byValue;
   }
 
-  private sortedIndex(order: readonly OrderTerm[], key: string): SortedIndex {
-    let index = this.sorted.use(key);
-    if (!index) {
-      index = new SortedIndex(order, this.records.values());
-      this.sorted.put(key, index);
+  private orderSpec(request: ListRequest): OrderSpec {
+    let spec = this.orders.use(request.orderKey);
+    if (spec === undefined) {
+      spec = { key: request.orderKey, order: request.order, compare: rowComparator(request.order) };
+      this.orders.put(request.orderKey, spec);
     }
-    return index;
+    return spec;
+  }
+
+  private forgetOrder(orderKey: string): void {
+    this.all.forget(orderKey);
+    for (const byValue of this.partitions.values())
+      for (const partition of byValue.values()) partition.forget(orderKey);
   }
 }
 
-function valuesOf(record: PortfolioRecord, key: MappedKey): readonly string[] {
-  const value = record[key];
-  return typeof value === 'string' ? [value] : value;
+/** The portfolios one condition allows: a union of partitions. */
+class Side {
+  readonly size: number;
+
+  constructor(
+    readonly partitions: Partition[],
+    /** An array key: a portfolio may be in several of the partitions. */
+    private readonly overlapping: boolean,
+  ) {
+    // For overlapping partitions the sum is an upper bound: good enough to pick the smaller side.
+    this.size = partitions.reduce((sum, partition) => sum + partition.ids.size, 0);
+  }
+
+  *ids(): Generator<string> {
+    if (this.partitions.length === 1 || !this.overlapping) {
+      for (const partition of this.partitions) yield* partition.ids;
+      return;
+    }
+    const seen = new Set<string>();
+    for (const partition of this.partitions)
+      for (const id of partition.ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        yield id;
+      }
+  }
+
+  /** Exact when the partitions cannot overlap. */
+  get exactSize(): number | null {
+    return this.partitions.length <= 1 || !this.overlapping ? this.size : null;
+  }
 }
 
-function addTo(map: Map<string, Set<string>>, value: string, id: string): void {
-  let set = map.get(value);
-  if (!set) map.set(value, (set = new Set()));
-  set.add(id);
+function partitionFor(byValue: Map<string, Partition>, value: string): Partition {
+  let partition = byValue.get(value);
+  if (partition === undefined) byValue.set(value, (partition = new Partition()));
+  return partition;
 }
 
-const cursorOf = (entry: Entry): Cursor => ({ values: entry.values, id: entry.id });
+function counts(count: Count, record: PortfolioRecord, words: () => Set<string>): boolean {
+  return count.test(record) && (count.terms === null || matchesAllTerms(words(), count.terms));
+}
+
+/** Sorting m matches against walking a tree of n rows, of which m/n match, to fill a page. */
+function sortIsCheaper(matches: number, rows: number, limit: number): boolean {
+  return matches * Math.log2(matches + 1) < (limit * rows) / matches;
+}
+
+/** The first index in [0, length) for which `before` is false, `before` being monotone. */
+function firstAfter(length: number, before: (at: number) => boolean): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (before(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

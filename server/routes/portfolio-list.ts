@@ -19,6 +19,7 @@ import {
   parseFields,
   parseFilter,
   parseOrderBy,
+  parseSearch,
   project,
   selects,
   type FieldTree,
@@ -98,6 +99,8 @@ function serializers() {
 export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
   const index = new PortfolioIndex(app.store.collection('portfolios'), app.store);
+  // After listening, so that building the search index never delays the first answers.
+  app.addHook('onListen', async () => index.startSearchIndex());
   const tokens = await PageTokens.open(app.store);
   const cache = new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();
@@ -112,6 +115,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
         description:
           '`result` counts the items on this page, `total` the portfolios matching the filter; ' +
           '`nextPageToken` is "" on the last page. Ties in orderBy are broken by portfolioId. ' +
+          '`q` searches the text fields (every word, as a prefix, case and accents ignored). ' +
           'Viewers see only published, active portfolios.',
         querystring: ListQuerySchema,
         response: { 200: ListResponseSchema, ...errorResponses(400, 401) },
@@ -129,10 +133,12 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       if (cached !== undefined) return cached;
 
       const query = request.query;
+      const search = parseSearch(query.q);
       const scope = listScope(
-        parseOrderBy(query.orderBy),
+        parseOrderBy(query.orderBy, search !== null),
         parseFilter(query.filter, user.role),
         visibleOnly,
+        search,
       );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;

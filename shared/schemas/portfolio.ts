@@ -304,6 +304,16 @@ export const ListQuerySchema = Type.Object(
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     pageToken: Type.Optional(Type.String({ maxLength: 2000 })),
     field: Type.Optional(Type.String({ maxLength: 2000 })),
+    q: Type.Optional(
+      Type.String({
+        // The 200-character limit is checked by the route, whose 400 says what the limit is.
+        maxLength: 2000,
+        description:
+          'Full-text search: every word must match the start of a word in projectTitle, ' +
+          'aboutProject, projectDetail, generalTag, occasion or memberBarcode; case and accents ' +
+          'are ignored; at most 200 characters. With orderBy=relevance, best matches first.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

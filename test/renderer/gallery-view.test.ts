@@ -54,8 +54,18 @@ describe('list parameters', () => {
     const view = viewFromSearch(new URLSearchParams('q=Cups, mugs&readyToBuy=yes'));
     expect(listParamsOf(view, false)).toEqual({
       orderBy: DEFAULT_SORT,
-      filter: 'projectTitle:Cups\\, mugs,readyToBuy:yes',
+      filter: 'readyToBuy:yes',
+      q: 'Cups, mugs',
     });
+    const commas = viewFromSearch(new URLSearchParams('memberBarcode=a,b\\c'));
+    expect(listParamsOf(commas, false).filter).toBe('memberBarcode:a\\,b\\\\c');
+  });
+
+  it('sends the search box as q, only when it holds a word, at most 200 characters', () => {
+    const search = (q: string) => listParamsOf(viewFromSearch(new URLSearchParams({ q })), false).q;
+    expect(search('  lake house ')).toBe('lake house');
+    expect(search('?!')).toBeUndefined();
+    expect(search('a'.repeat(300))).toHaveLength(200);
   });
 
   it('sends published/active filters only for staff', () => {

@@ -69,6 +69,8 @@ export interface GalleryPage extends Omit<ListResponse, 'lists'> {
 export interface ListParams {
   orderBy?: string;
   filter?: string;
+  /** Full-text search (docs/API.md): every word, as a prefix, case and accents ignored. */
+  q?: string;
   pageSize?: number;
   pageToken?: string;
 }

@@ -65,7 +65,7 @@ export function hasFilters(view: GalleryView): boolean {
 }
 
 /**
- * How many filters besides the title search are set (shown on the phone's Filters button).
+ * How many filters besides the search box are set (shown on the phone's Filters button).
  * Published and active count only for staff: viewers neither see nor send them.
  */
 export function moreFilterCount(view: GalleryView, staff: boolean): number {
@@ -79,16 +79,21 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/,/g, '\\,');
 }
 
+/** The longest `q` the list endpoint takes; a longer text is cut there. */
+const MAX_SEARCH_LENGTH = 200;
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
 /**
- * The list endpoint's orderBy and filter for a view. Published/active filters are only sent
- * for staff: viewers see published, active portfolios anyway and may not filter on them.
+ * The list endpoint's orderBy, q and filter for a view. The search box is the full-text `q`
+ * (sent only once it holds a letter or digit: punctuation alone is no search). Published/active
+ * filters are only sent for staff: viewers see published, active portfolios anyway and may not
+ * filter on them.
  */
 export function listParamsOf(
   view: GalleryView,
   staff: boolean,
-): { orderBy: string; filter?: string } {
+): { orderBy: string; filter?: string; q?: string } {
   const pairs: [string, string][] = [];
-  if (view.q.trim()) pairs.push(['projectTitle', view.q.trim()]);
   if (view.category.trim()) pairs.push(['category', view.category.trim()]);
   if (view.memberBarcode.trim()) pairs.push(['memberBarcode', view.memberBarcode.trim()]);
   if (view.readyToBuy.trim()) pairs.push(['readyToBuy', view.readyToBuy.trim()]);
@@ -96,5 +101,10 @@ export function listParamsOf(
   if (staff && view.published) pairs.push(['published', view.published]);
   if (staff && view.active) pairs.push(['active', view.active]);
   const filter = pairs.map(([key, value]) => `${key}:${escapeFilterValue(value)}`).join(',');
-  return filter ? { orderBy: view.sort, filter } : { orderBy: view.sort };
+  const q = view.q.trim().slice(0, MAX_SEARCH_LENGTH);
+  return {
+    orderBy: view.sort,
+    ...(filter ? { filter } : {}),
+    ...(HAS_WORD.test(q) ? { q } : {}),
+  };
 }

@@ -48,7 +48,7 @@ export function GalleryPage() {
   const items = useMemo(() => list.data?.pages.flatMap((page) => page.lists) ?? [], [list.data]);
   const total = list.data?.pages[0]?.total;
   const filtered = hasFilters(view);
-  // On a phone the filters below the title search fold away behind a button.
+  // On a phone the filters below the search box fold away behind a button.
   const [filtersOpen, setFiltersOpen] = useState(false);
   const moreFilters = moreFilterCount(view, staff);
 
@@ -73,7 +73,12 @@ export function GalleryPage() {
         className={`toolbar${filtersOpen ? ' toolbar--open' : ''}`}
         aria-label="Search and filter portfolios"
       >
-        <DebouncedTextField type="search" label="Search titles" value={view.q} onCommit={commitQ} />
+        <DebouncedTextField
+          type="search"
+          label="Search titles, text and tags"
+          value={view.q}
+          onCommit={commitQ}
+        />
         <button
           type="button"
           className="button toolbar-toggle"

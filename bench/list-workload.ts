@@ -1,0 +1,82 @@
+/**
+ * The list requests of a team at work (issue 14): every URL new, filters on category,
+ * memberBarcode and staffPick, four orders, page sizes 20–100, three small fields; the same mixed
+ * with 5 % updates; and full-text searches. Deterministic: every run sends the same sequence.
+ */
+import type { PortfolioRecord } from '../shared';
+import { CATEGORIES, random, WORDS } from './seed';
+
+export const ORDERS = ['createdTime', 'projectTitle-', 'modifiedTime-', 'category,projectTitle'];
+const SMALL_FIELDS = ['portfolioId', 'projectTitle', 'createdTime', 'category', 'memberBarcode'];
+export const CACHED_LIST_PATH =
+  '/api/v1/portfolio?filter=category:Interior&orderBy=createdTime-&field=portfolioId,projectTitle,createdTime&pageSize=100';
+
+export interface Request {
+  method: 'GET' | 'PUT';
+  path: string;
+  body?: string;
+}
+
+export function listWorkload(records: readonly PortfolioRecord[], seed = 7) {
+  const next = random(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const record = () => pick(records);
+  const fields = () => {
+    const chosen = new Set<string>(['portfolioId']);
+    while (chosen.size < 3) chosen.add(pick(SMALL_FIELDS));
+    return [...chosen].join(',');
+  };
+  const filter = (): string => {
+    const roll = next();
+    if (roll < 0.4) return `category:${pick(CATEGORIES)}`;
+    if (roll < 0.65) return `memberBarcode:${record().memberBarcode}`;
+    if (roll < 0.8) return `staffPick:${next() < 0.5}`;
+    return `category:${pick(CATEGORIES)},staffPick:${next() < 0.5}`;
+  };
+  const page = () => 20 + Math.floor(next() * 81);
+  const path = (params: Record<string, string>) =>
+    `/api/v1/portfolio?${new URLSearchParams(params)}`;
+  /** A word, or its first 2–5 letters, sometimes with a second one. */
+  const words = () => {
+    const word = () => {
+      const whole = pick(WORDS);
+      return next() < 0.5 ? whole : whole.slice(0, 2 + Math.floor(next() * 4));
+    };
+    return next() < 0.3 ? `${word()} ${word()}` : word();
+  };
+
+  const list = (): Request => ({
+    method: 'GET',
+    path: path({
+      filter: filter(),
+      orderBy: pick(ORDERS),
+      pageSize: String(page()),
+      field: fields(),
+    }),
+  });
+  const update = (): Request => {
+    const target = record();
+    return {
+      method: 'PUT',
+      path: `/api/v1/portfolio/${target.portfolioId}`,
+      // A new title and modifiedTime: the update moves the portfolio in two of the orders.
+      body: JSON.stringify({
+        memberBarcode: target.memberBarcode,
+        category: target.category,
+        projectTitle: `${pick(WORDS)} ${pick(WORDS)} edited ${Math.floor(next() * 1e6)}`,
+        projectDetail: target.projectDetail,
+      }),
+    };
+  };
+  const search = (): Request => {
+    const params: Record<string, string> = {
+      q: words(),
+      orderBy: pick(ORDERS),
+      pageSize: String(page()),
+      field: fields(),
+    };
+    if (next() < 0.5) params.filter = filter();
+    return { method: 'GET', path: path(params) };
+  };
+  return { list, update, search, mixed: () => (next() < 0.05 ? update() : list()) };
+}
