@@ -1,10 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CoverFileSchema,
-  errorResponses,
   FileDescriptionBodySchema,
   FileParamsSchema,
   FileUploadBodySchema,
@@ -29,6 +29,16 @@ import {
 import { assertMayUpdate, expectedRevision, isVisibleTo } from '../domain/portfolio-rules';
 import { coverFileView, listFileView } from '../domain/portfolio-view';
 import { ApiError } from '../errors';
+import {
+  binary,
+  empty,
+  errors,
+  FileDownloadHeadersSchema,
+  HEADERS,
+  IfMatchHeadersSchema,
+  json,
+  ThumbnailHeadersSchema,
+} from '../openapi/responses';
 import { etagMatches, parseRange } from '../media/conditional-get';
 import { cleanFilename, contentDisposition, downloadName } from '../media/file-names';
 import { RASTER_TYPES } from '../media/inspect-file';
@@ -40,7 +50,22 @@ import type { Release } from '../storage/blob-store';
 type PortfolioParams = { portfolioId: string };
 type FileParams = { portfolioId: string; fileId: string };
 
-const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+/** What a change of a portfolio's files can answer besides its success. */
+const CHANGE_ERRORS = [
+  'FORBIDDEN',
+  'CATEGORY_NOT_ALLOWED',
+  'PORTFOLIO_NOT_FOUND',
+  'REVISION_CONFLICT',
+] as const;
+const UPLOAD_ERRORS = [
+  ...CHANGE_ERRORS,
+  'TOO_MANY_FILES',
+  'IMAGE_TOO_LARGE',
+  'UNSUPPORTED_FILE_TYPE',
+] as const;
+const etag = { ETag: HEADERS.revisionEtag };
+/** A file answer names its file in the slot's spelling: `fileId` (cover) or `fileID` (lists). */
+const AnyFileSchema = Type.Union([CoverFileSchema, ListFileSchema]);
 
 /** A received upload: its bytes in a temp file of the blob store, not yet adopted. */
 interface Upload extends Received {
@@ -53,8 +78,13 @@ interface Upload extends Received {
 const MULTIPART_OVERHEAD_BYTES = 256 * 1024;
 
 const MULTIPART_UPLOAD_DOC = {
+  $id: 'MultipartFileUpload',
   properties: {
-    file: { description: 'The file (exactly one part named "file")' },
+    file: {
+      type: 'string',
+      format: 'binary',
+      description: 'The file (exactly one part named "file")',
+    },
     description: { type: 'string', maxLength: 1000 },
   },
   required: ['file'],
@@ -217,6 +247,7 @@ export default async function fileRoutes(app: FastifyInstance) {
     ...common,
     consumes: ['multipart/form-data', 'application/json'],
     params: PortfolioIdParamsSchema,
+    headers: IfMatchHeadersSchema,
     // Only JSON bodies are validated by schema; multipart is streamed and checked as it arrives.
     // Its schema has no `type`, so it documents the form without rejecting the unparsed body.
     body: {
@@ -225,7 +256,16 @@ export default async function fileRoutes(app: FastifyInstance) {
         'multipart/form-data': { schema: MULTIPART_UPLOAD_DOC },
       },
     },
-    response: { [status]: slot === 'cover' ? CoverFileSchema : ListFileSchema, ...errors },
+    response: {
+      [status]: json(
+        slot === 'cover' ? CoverFileSchema : ListFileSchema,
+        status === 201
+          ? 'Added: the File object without data'
+          : 'Set: the File object without data',
+        etag,
+      ),
+      ...errors(...UPLOAD_ERRORS),
+    },
   });
 
   /** Rejects before a single byte of the body is read: no session, role, category or room. */
@@ -240,6 +280,7 @@ export default async function fileRoutes(app: FastifyInstance) {
       onRequest: checkBeforeBody('cover'),
       schema: {
         ...uploadSchema('cover', 200),
+        operationId: 'setCover',
         summary: 'Set or replace the cover',
         description: `${UPLOAD_DESCRIPTION} Raster images only. Answers the File object without data (key \`fileId\`).`,
       },
@@ -257,6 +298,8 @@ export default async function fileRoutes(app: FastifyInstance) {
         onRequest: checkBeforeBody(slot),
         schema: {
           ...uploadSchema(slot, 201),
+          operationId:
+            slot === 'draftingProcess' ? 'addDraftingProcessFile' : 'addAdditionalDocument',
           summary: `Append a file to ${slot}`,
           description: `${UPLOAD_DESCRIPTION} Accepts ${slot === 'draftingProcess' ? 'images and PDF' : 'PDF, Office/OpenDocument, RTF, text, CSV, zip and images'}; at most ${limits.filesPerList} files. Answers the File object without data (key \`fileID\`).`,
         },
@@ -275,10 +318,15 @@ export default async function fileRoutes(app: FastifyInstance) {
     {
       schema: {
         ...fileSchema,
+        operationId: 'updateFileDescription',
         summary: "Change a file's description",
         description: 'Counts as an update of the portfolio. Answers the File object without data.',
+        headers: IfMatchHeadersSchema,
         body: FileDescriptionBodySchema,
-        response: { 200: { anyOf: [CoverFileSchema, ListFileSchema] }, ...errors },
+        response: {
+          200: json(AnyFileSchema, 'Changed: the File object without data', etag),
+          ...errors(...CHANGE_ERRORS, 'FILE_NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {
@@ -297,11 +345,16 @@ export default async function fileRoutes(app: FastifyInstance) {
     {
       schema: {
         ...fileSchema,
+        operationId: 'deleteFile',
         summary: 'Remove a file',
         description:
           'Counts as an update of the portfolio. Answers the removed File object without data; ' +
           'its bytes are deleted once no portfolio refers to them.',
-        response: { 200: { anyOf: [CoverFileSchema, ListFileSchema] }, ...errors },
+        headers: IfMatchHeadersSchema,
+        response: {
+          200: json(AnyFileSchema, 'Removed: the File object it was, without data', etag),
+          ...errors(...CHANGE_ERRORS, 'FILE_NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {
@@ -319,12 +372,22 @@ export default async function fileRoutes(app: FastifyInstance) {
     {
       schema: {
         ...fileSchema,
+        operationId: 'downloadFile',
         summary: "A file's bytes",
         description:
           'Content-Type as sniffed, ETag = "<md5>", If-None-Match (304), single byte Range (206, ' +
           '416), Content-Disposition with a safe name. Raster images are inline; everything else ' +
           'is an attachment with Content-Security-Policy: sandbox.',
-        response: errorResponses(400, 401, 404),
+        headers: FileDownloadHeadersSchema,
+        response: {
+          200: binary('*/*', 'The whole file, of its sniffed Content-Type', fileHeaders),
+          206: binary('*/*', 'The byte range asked for', {
+            ...fileHeaders,
+            'Content-Range': HEADERS.contentRange,
+          }),
+          304: empty('The ETag sent in If-None-Match is current', { ETag: HEADERS.fileEtag }),
+          ...errors('PORTFOLIO_NOT_FOUND', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'),
+        },
       },
     },
     async (request, reply) => {
@@ -370,10 +433,26 @@ export default async function fileRoutes(app: FastifyInstance) {
     {
       schema: {
         ...fileSchema,
+        operationId: 'getThumbnail',
         summary: 'A WebP thumbnail of an image file',
         description: `width: one of ${THUMBNAIL_WIDTHS.join(', ')} (default 256); never wider than the image. ETag and 304 as for the file; 415 for files that are not images.`,
         querystring: ThumbnailQuerySchema,
-        response: errorResponses(400, 401, 404, 415),
+        headers: ThumbnailHeadersSchema,
+        response: {
+          200: binary('image/webp', 'The thumbnail', {
+            ETag: HEADERS.thumbnailEtag,
+            'Content-Disposition': HEADERS.contentDisposition,
+          }),
+          304: empty('The ETag sent in If-None-Match is current', {
+            ETag: HEADERS.thumbnailEtag,
+          }),
+          ...errors(
+            'INVALID_QUERY',
+            'PORTFOLIO_NOT_FOUND',
+            'FILE_NOT_FOUND',
+            'UNSUPPORTED_FILE_TYPE',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -398,6 +477,14 @@ export default async function fileRoutes(app: FastifyInstance) {
     },
   );
 }
+
+/** The headers of a file answer with bytes, as the document declares them. */
+const fileHeaders = {
+  ETag: HEADERS.fileEtag,
+  'Content-Disposition': HEADERS.contentDisposition,
+  'Content-Length': HEADERS.contentLength,
+  'Accept-Ranges': HEADERS.acceptRanges,
+};
 
 /** Headers on every file answer: never sniffed by the browser, inline only for raster images. */
 function safeHeaders(reply: FastifyReply, raster: boolean): FastifyReply {

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   COVER_SUBFIELDS,
   DEFAULT_LIST_FIELDS,
-  errorResponses,
   LIST_FIELDS,
   ListItemSchema,
   ListQuerySchema,
@@ -27,6 +26,7 @@ import {
 } from '../domain/list-query';
 import { PageTokens } from '../domain/page-token';
 import { coverFileView } from '../domain/portfolio-view';
+import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import { Lru } from '../repositories/lru';
@@ -116,6 +116,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
     '/api/v1/portfolio',
     {
       schema: {
+        operationId: 'listPortfolios',
         tags: ['portfolios'],
         security: [{ session: [] }],
         summary: 'List portfolios',
@@ -124,7 +125,10 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
           '`nextPageToken` is "" on the last page. Ties in orderBy are broken by portfolioId. ' +
           'Viewers see only published, active portfolios.',
         querystring: ListQuerySchema,
-        response: { 200: ListResponseSchema, ...errorResponses(400, 401) },
+        response: {
+          200: json(ListResponseSchema, 'One page of portfolios'),
+          ...errors('INVALID_QUERY', 'INVALID_PAGE_TOKEN'),
+        },
       },
     },
     async (request, reply): Promise<Buffer> => {

@@ -4,7 +4,6 @@ import {
   COVER_SUBFIELDS,
   CreatePortfolioBodySchema,
   DetailQuerySchema,
-  errorResponses,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
@@ -24,6 +23,7 @@ import {
 import { fileDataReader, parseFields, selectFields, selects } from '../domain/list-query';
 import { createdView, detailViewWithData, updatedView } from '../domain/portfolio-view';
 import { ApiError } from '../errors';
+import { errors, HEADERS, IfMatchHeadersSchema, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 
 type Params = { portfolioId: string };
@@ -38,8 +38,11 @@ const DETAIL_FIELDS = [
 /** The detail as field selection may leave it: any key can be missing. */
 const SelectedDetailSchema = Type.Partial(
   Type.Object({ ...PortfolioDetailSchema.properties, cover: SelectedCoverSchema }),
+  { $id: 'PortfolioDetailSelection' },
 );
-const errors = errorResponses(400, 401, 403, 404, 409);
+/** Without `field` the whole detail; with it, the keys it selects. */
+const DetailAnswerSchema = Type.Union([PortfolioDetailSchema, SelectedDetailSchema]);
+const etag = { ETag: HEADERS.revisionEtag };
 
 export default async function portfolioRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
@@ -51,11 +54,15 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       preHandler: app.requireRole('editor', 'admin'),
       schema: {
         ...common,
+        operationId: 'createPortfolio',
         summary: 'Create a portfolio',
         description:
           'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id gives 409.',
         body: CreatePortfolioBodySchema,
-        response: { 201: PortfolioCreatedSchema, ...errors },
+        response: {
+          201: json(PortfolioCreatedSchema, 'Created, at revision 1', etag),
+          ...errors('FORBIDDEN', 'ID_TAKEN'),
+        },
       },
     },
     async (request, reply) => {
@@ -71,14 +78,25 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       preHandler: app.requireRole('editor', 'admin'),
       schema: {
         ...common,
+        operationId: 'updatePortfolio',
         summary: 'Update a portfolio',
         description:
           'Omitted optional fields keep their value; "", [] or null clear them. `revision` in the body or ' +
           'If-Match makes the update conditional (409 when stale). certificateByOrg, certificateDesc, ' +
           'staffPick and any command but "save" need the admin role.',
         params: PortfolioIdParamsSchema,
+        headers: IfMatchHeadersSchema,
         body: UpdatePortfolioBodySchema,
-        response: { 200: PortfolioUpdatedSchema, ...errors },
+        response: {
+          200: json(PortfolioUpdatedSchema, 'Updated, at the next revision', etag),
+          ...errors(
+            'FORBIDDEN',
+            'FORBIDDEN_FIELD',
+            'CATEGORY_NOT_ALLOWED',
+            'PORTFOLIO_NOT_FOUND',
+            'REVISION_CONFLICT',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -107,13 +125,21 @@ export default async function portfolioRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'getPortfolio',
         summary: 'One portfolio with its files',
         description:
           'Viewers get 404 for portfolios that are unpublished or inactive. `field` selects keys ' +
           '(any top-level key, `cover.*` sub-fields; `cover.data` adds the base64 bytes).',
         params: PortfolioIdParamsSchema,
         querystring: DetailQuerySchema,
-        response: { 200: SelectedDetailSchema, ...errors },
+        response: {
+          200: json(
+            DetailAnswerSchema,
+            'The portfolio; with `field`, only the keys selected',
+            etag,
+          ),
+          ...errors('INVALID_QUERY', 'PORTFOLIO_NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {

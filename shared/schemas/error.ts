@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../error-codes';
 
-export const ErrorDetailSchema = Type.Object({
-  field: Type.Optional(
-    Type.String({ description: 'Where the problem is, e.g. "body.projectTitle"' }),
-  ),
-  message: Type.String(),
-});
+export const ErrorDetailSchema = Type.Object(
+  {
+    field: Type.Optional(
+      Type.String({ description: 'Where the problem is, e.g. "body.projectTitle"' }),
+    ),
+    message: Type.String(),
+  },
+  { $id: 'ErrorDetail' },
+);
 
 export const ErrorBodySchema = Type.Object(
   {

@@ -58,7 +58,7 @@ export const CreatePortfolioBodySchema = Type.Object(
     }),
     ...editorFields,
   },
-  { additionalProperties: false },
+  { $id: 'CreatePortfolioBody', additionalProperties: false },
 );
 
 export const UpdatePortfolioBodySchema = Type.Object(
@@ -79,7 +79,7 @@ export const UpdatePortfolioBodySchema = Type.Object(
       Type.Integer({ minimum: 1, description: 'Update only if still at this revision' }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'UpdatePortfolioBody', additionalProperties: false },
 );
 
 export const PortfolioIdParamsSchema = Type.Object({
@@ -129,34 +129,43 @@ const echoFields = {
   revision: Type.Integer(),
 };
 
-export const PortfolioCreatedSchema = Type.Object({ ...echoFields, createdTime: Timestamp });
-export const PortfolioUpdatedSchema = Type.Object({ ...echoFields, modifiedTime: Timestamp });
+export const PortfolioCreatedSchema = Type.Object(
+  { ...echoFields, createdTime: Timestamp },
+  { $id: 'PortfolioCreated' },
+);
+export const PortfolioUpdatedSchema = Type.Object(
+  { ...echoFields, modifiedTime: Timestamp },
+  { $id: 'PortfolioUpdated' },
+);
 
-export const PortfolioDetailSchema = Type.Object({
-  portfolioId: Type.String(),
-  memberBarcode: Type.String(),
-  category: Type.String(),
-  projectTitle: Type.String(),
-  cover: Type.Union([Type.Partial(CoverFileSchema), Type.Null()]),
-  oboutProject: Type.String(),
-  projectDetail: Type.String(),
-  draftingProcess: Type.Array(Type.Partial(ListFileSchema)),
-  projectLanuching: Type.String(),
-  readyToBuy: Type.String(),
-  occasion: Type.Array(Type.String()),
-  referenceStyling: Type.Array(Type.String()),
-  generalTag: Type.Array(Type.String()),
-  additionalDocument: Type.Array(Type.Partial(ListFileSchema)),
-  relativeCategory: Type.Array(Type.String()),
-  certificateByOrg: Type.Array(Type.String()),
-  certificateDesc: Type.String(),
-  staffPick: Type.Boolean(),
-  createdDate: Timestamp,
-  modifiedTime: Timestamp,
-  published: Type.Boolean(),
-  active: Type.Boolean(),
-  revision: Type.Integer(),
-});
+export const PortfolioDetailSchema = Type.Object(
+  {
+    portfolioId: Type.String(),
+    memberBarcode: Type.String(),
+    category: Type.String(),
+    projectTitle: Type.String(),
+    cover: Type.Union([Type.Partial(CoverFileSchema), Type.Null()]),
+    oboutProject: Type.String(),
+    projectDetail: Type.String(),
+    draftingProcess: Type.Array(Type.Partial(ListFileSchema)),
+    projectLanuching: Type.String(),
+    readyToBuy: Type.String(),
+    occasion: Type.Array(Type.String()),
+    referenceStyling: Type.Array(Type.String()),
+    generalTag: Type.Array(Type.String()),
+    additionalDocument: Type.Array(Type.Partial(ListFileSchema)),
+    relativeCategory: Type.Array(Type.String()),
+    certificateByOrg: Type.Array(Type.String()),
+    certificateDesc: Type.String(),
+    staffPick: Type.Boolean(),
+    createdDate: Timestamp,
+    modifiedTime: Timestamp,
+    published: Type.Boolean(),
+    active: Type.Boolean(),
+    revision: Type.Integer(),
+  },
+  { $id: 'PortfolioDetail' },
+);
 
 export const DetailQuerySchema = Type.Object(
   {
@@ -242,39 +251,48 @@ export const ListQuerySchema = Type.Object(
 );
 
 /** A cover as field selection leaves it: any sub-field may be missing, `null` when none. */
-export const SelectedCoverSchema = Type.Union([
-  Type.Partial(
-    Type.Object({
-      ...CoverFileSchema.properties,
-      dimention: Type.Union([
-        Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
-        Type.Null(),
-      ]),
-    }),
-  ),
-  Type.Null(),
-]);
+export const SelectedCoverSchema = Type.Union(
+  [
+    Type.Partial(
+      Type.Object({
+        ...CoverFileSchema.properties,
+        dimention: Type.Union([
+          Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
+          Type.Null(),
+        ]),
+      }),
+    ),
+    Type.Null(),
+  ],
+  { $id: 'CoverSelection' },
+);
 
-export const ListItemSchema = Type.Object({
-  portfolioId: Type.Optional(Type.String()),
-  projectTitle: Type.Optional(Type.String()),
-  cover: Type.Optional(SelectedCoverSchema),
-  category: Type.Optional(Type.String()),
-  memberBarcode: Type.Optional(Type.String()),
-  published: Type.Optional(Type.Boolean()),
-  active: Type.Optional(Type.Boolean()),
-  staffPick: Type.Optional(Type.Boolean()),
-  createdTime: Type.Optional(Timestamp),
-  modifiedTime: Type.Optional(Timestamp),
-  revision: Type.Optional(Type.Integer()),
-});
+export const ListItemSchema = Type.Object(
+  {
+    portfolioId: Type.Optional(Type.String()),
+    projectTitle: Type.Optional(Type.String()),
+    cover: Type.Optional(SelectedCoverSchema),
+    category: Type.Optional(Type.String()),
+    memberBarcode: Type.Optional(Type.String()),
+    published: Type.Optional(Type.Boolean()),
+    active: Type.Optional(Type.Boolean()),
+    staffPick: Type.Optional(Type.Boolean()),
+    createdTime: Type.Optional(Timestamp),
+    modifiedTime: Type.Optional(Timestamp),
+    revision: Type.Optional(Type.Integer()),
+  },
+  { $id: 'ListItem' },
+);
 
-export const ListResponseSchema = Type.Object({
-  lists: Type.Array(ListItemSchema),
-  result: Type.Integer({ description: 'Items on this page' }),
-  total: Type.Integer({ description: 'Portfolios matching the filter' }),
-  nextPageToken: Type.String({ description: 'Empty on the last page' }),
-});
+export const ListResponseSchema = Type.Object(
+  {
+    lists: Type.Array(ListItemSchema),
+    result: Type.Integer({ description: 'Items on this page' }),
+    total: Type.Integer({ description: 'Portfolios matching the filter' }),
+    nextPageToken: Type.String({ description: 'Empty on the last page' }),
+  },
+  { $id: 'ListResponse' },
+);
 
 export type CreatePortfolioBody = Static<typeof CreatePortfolioBodySchema>;
 export type UpdatePortfolioBody = Static<typeof UpdatePortfolioBodySchema>;
