@@ -75,11 +75,17 @@ describe('the OpenAPI document', () => {
 
   it('lists the codes of each error answer, and 415 and 413 on JSON routes', () => {
     const update = operation('put', '/api/v1/portfolio/{portfolioId}');
-    const conflict = update.responses?.['409'] as {
-      content: { 'application/json': { schema: { allOf: Array<{ properties?: object }> } } };
-    };
-    expect(conflict.content['application/json'].schema.allOf[1]?.properties).toEqual({
-      code: { type: 'string', enum: ['REVISION_CONFLICT'] },
+    expect(update.responses?.['409']).toMatchObject({
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/ErrorBody' },
+              { properties: { code: { type: 'string', enum: ['REVISION_CONFLICT'] } } },
+            ],
+          },
+        },
+      },
     });
     expect(Object.keys(update.responses ?? {})).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '409', '413', '415', '500']),
