@@ -1,17 +1,17 @@
-import type {
-  Command,
-  CoverFile,
-  CreatePortfolioBody,
-  ListFile,
-  ListItem,
-  ListResponse,
-  PortfolioCreated,
-  PortfolioDetail,
-  PortfolioUpdated,
-  UpdatePortfolioBody,
+import { Value } from '@sinclair/typebox/value';
+import {
+  PortfolioDetailSchema,
+  type Command,
+  type CoverFile,
+  type CreatePortfolioBody,
+  type ListFile,
+  type ListItem,
+  type ListResponse,
+  type PortfolioDetail,
+  type UpdatePortfolioBody,
 } from '../../../shared';
 import { ApiError } from './api-error';
-import { apiBlob, apiRequest } from './api-client';
+import { api, ok } from './api-client';
 
 const BASE = '/api/v1/portfolio';
 
@@ -19,10 +19,6 @@ const encode = encodeURIComponent;
 
 export function portfolioPath(portfolioId: string): string {
   return `${BASE}/${encode(portfolioId)}`;
-}
-
-export function filePath(portfolioId: string, fileId: string): string {
-  return `${portfolioPath(portfolioId)}/files/${encode(fileId)}`;
 }
 
 /**
@@ -73,17 +69,18 @@ export interface ListParams {
 
 let extendedFieldsRejected = false;
 
+function listPage(query: ListParams & { field: string }, signal?: AbortSignal) {
+  return ok(api.GET('/api/v1/portfolio', { params: { query }, signal }));
+}
+
 export async function listPortfolios(
   params: ListParams,
   signal?: AbortSignal,
 ): Promise<GalleryPage> {
-  const query = { ...params };
   if (!extendedFieldsRejected) {
     try {
-      return await apiRequest<GalleryPage>('GET', BASE, {
-        query: { ...query, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') },
-        signal,
-      });
+      const field = [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',');
+      return await listPage({ ...params, field }, signal);
     } catch (error) {
       // A server without the extension answers 400 for the extra keys; fall back once and
       // remember, so later pages go straight to the interface's own fields.
@@ -97,10 +94,7 @@ export async function listPortfolios(
       extendedFieldsRejected = true;
     }
   }
-  return apiRequest<GalleryPage>('GET', BASE, {
-    query: { ...query, field: BASE_LIST_FIELDS.join(',') },
-    signal,
-  });
+  return listPage({ ...params, field: BASE_LIST_FIELDS.join(',') }, signal);
 }
 
 function isFieldError(error: ApiError): boolean {
@@ -111,20 +105,32 @@ function isFieldError(error: ApiError): boolean {
   );
 }
 
-/** Detail without any file bytes: images are loaded through the file and thumbnail endpoints. */
-export function getPortfolio(portfolioId: string, signal?: AbortSignal): Promise<PortfolioDetail> {
-  return apiRequest<PortfolioDetail>('GET', portfolioPath(portfolioId), { signal });
-}
+const onPortfolio = (portfolioId: string) => ({ path: { portfolioId } });
+const onFile = (portfolioId: string, fileId: string) => ({ path: { portfolioId, fileId } });
 
-export function createPortfolio(body: CreatePortfolioBody): Promise<PortfolioCreated> {
-  return apiRequest<PortfolioCreated>('POST', BASE, { body });
-}
-
-export function updatePortfolio(
+/**
+ * The whole detail. The server answers every key unless `field` selects fewer, and the document
+ * says so with a union; this checks, with the shared schema, that every key came.
+ */
+export async function getPortfolio(
   portfolioId: string,
-  body: UpdatePortfolioBody,
-): Promise<PortfolioUpdated> {
-  return apiRequest<PortfolioUpdated>('PUT', portfolioPath(portfolioId), { body });
+  signal?: AbortSignal,
+): Promise<PortfolioDetail> {
+  const answer = await ok(
+    api.GET('/api/v1/portfolio/{portfolioId}', { params: onPortfolio(portfolioId), signal }),
+  );
+  if (!Value.Check(PortfolioDetailSchema, answer)) {
+    throw new Error(`The server answered an incomplete portfolio "${portfolioId}".`);
+  }
+  return answer;
+}
+
+export function createPortfolio(body: CreatePortfolioBody) {
+  return ok(api.POST('/api/v1/portfolio', { body }));
+}
+
+export function updatePortfolio(portfolioId: string, body: UpdatePortfolioBody) {
+  return ok(api.PUT('/api/v1/portfolio/{portfolioId}', { params: onPortfolio(portfolioId), body }));
 }
 
 /** The fields every PUT must carry, taken from what the server last showed. */
@@ -157,23 +163,27 @@ export function fileIdOf(file: FileObject): string | undefined {
   return 'fileId' in file && file.fileId ? file.fileId : 'fileID' in file ? file.fileID : undefined;
 }
 
+const FILE = '/api/v1/portfolio/{portfolioId}/files/{fileId}';
+
 export function updateFileDescription(portfolioId: string, fileId: string, description: string) {
-  return apiRequest<FileObject>('PATCH', filePath(portfolioId, fileId), { body: { description } });
+  return ok(api.PATCH(FILE, { params: onFile(portfolioId, fileId), body: { description } }));
 }
 
 export function deleteFile(portfolioId: string, fileId: string) {
-  return apiRequest<void>('DELETE', filePath(portfolioId, fileId));
+  return ok(api.DELETE(FILE, { params: onFile(portfolioId, fileId) }));
 }
 
+/** Images and downloads are fetched as bytes: `<img src>` cannot carry the session header. */
 export function fetchThumbnail(
   portfolioId: string,
   fileId: string,
   width: number,
   signal?: AbortSignal,
 ) {
-  return apiBlob(`${filePath(portfolioId, fileId)}/thumbnail`, { width }, signal);
+  const params = { ...onFile(portfolioId, fileId), query: { width } };
+  return ok(api.GET(`${FILE}/thumbnail`, { params, parseAs: 'blob', signal }));
 }
 
 export function fetchFile(portfolioId: string, fileId: string, signal?: AbortSignal) {
-  return apiBlob(filePath(portfolioId, fileId), undefined, signal);
+  return ok(api.GET(FILE, { params: onFile(portfolioId, fileId), parseAs: 'blob', signal }));
 }
