@@ -88,16 +88,6 @@ export function errors(...codes: ErrorCode[]): Record<number, ErrorResponse> {
   return byStatus;
 }
 
-/** Request headers of conditional writes. */
-export const IfMatchHeadersSchema = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({
-      description:
-        'Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any.',
-    }),
-  ),
-});
-
 const IfNoneMatch = Type.Optional(
   Type.String({ description: 'An ETag the caller holds: 304 without a body when it is current' }),
 );

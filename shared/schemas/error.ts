@@ -25,13 +25,3 @@ export const ErrorBodySchema = Type.Object(
 
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 export type ErrorBody = Static<typeof ErrorBodySchema>;
-
-/** Response schemas for the error statuses a route can answer; they all share ErrorBody. */
-export function errorResponses<S extends number>(
-  ...statuses: S[]
-): Record<S, typeof ErrorBodySchema> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as Record<
-    S,
-    typeof ErrorBodySchema
-  >;
-}

@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Create a portfolio
-         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id gives 409.
+         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.
          */
         post: operations["createPortfolio"];
         delete?: never;
@@ -113,7 +113,11 @@ export interface paths {
          */
         put: operations["updatePortfolio"];
         post?: never;
-        delete?: never;
+        /**
+         * Move a portfolio to the trash
+         * @description Admins, and editors allowed on its category. `If-Match: "<revision>"` makes it conditional (409 when stale). The portfolio then answers 404 in list and detail until it is restored from the trash (POST /api/v1/trash/{portfolioId}/restore).
+         */
+        delete: operations["deletePortfolio"];
         options?: never;
         /**
          * One portfolio with its files
@@ -199,7 +203,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a file
-         * @description Counts as an update of the portfolio. Answers the removed File object without data; its bytes are deleted once no portfolio refers to them.
+         * @description Counts as an update of the portfolio. Answers the removed File object without data; its bytes are deleted once no portfolio, trashed portfolio or kept revision refers to them.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -239,10 +243,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/portfolio/{portfolioId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A portfolio's kept revisions, newest first
+         * @description Editors and admins. Retention keeps every revision of the last 90 days and always the newest 50 (configurable); the current revision is always kept.
+         */
+        get: operations["listRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A portfolio's kept revisions, newest first
+         * @description Editors and admins. Retention keeps every revision of the last 90 days and always the newest 50 (configurable); the current revision is always kept.
+         */
+        head: operations["listRevisionsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/{portfolioId}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A portfolio as it was at one revision
+         * @description The detail shape without file `data`; 404 REVISION_NOT_FOUND when not kept.
+         */
+        get: operations["getRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A portfolio as it was at one revision
+         * @description The detail shape without file `data`; 404 REVISION_NOT_FOUND when not kept.
+         */
+        head: operations["getRevisionHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/{portfolioId}/revisions/{revision}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision as a new one
+         * @description Same rules as PUT (editor allowed on the category, admin-only fields need an admin). Makes a new revision with the content of that one, files included; never rewinds. `{"revision": n}` in the body or If-Match makes it conditional (409 when stale). Answers like PUT.
+         */
+        post: operations["restoreRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Portfolios in the trash, most recently deleted first
+         * @description Editors and admins. Each is purged 30 days after its deletion.
+         */
+        get: operations["listTrash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Portfolios in the trash, most recently deleted first
+         * @description Editors and admins. Each is purged 30 days after its deletion.
+         */
+        head: operations["listTrashHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trash/{portfolioId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a portfolio from the trash
+         * @description Admins, and editors allowed on its category. It comes back as it was deleted, files included, at a new revision. `{"revision": n}` or If-Match (the revision it had when deleted) makes it conditional. Answers the detail shape without `data`.
+         */
+        post: operations["restoreFromTrash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trash/{portfolioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Purge one portfolio from the trash now
+         * @description Admins only. Removes it and its history for good; the change feed keeps a tombstone. Files no kept record refers to any more are deleted.
+         */
+        delete: operations["purgeFromTrash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes since a sequence number
+         * @description Editors and admins. In `seq` order; several changes of one portfolio collapse to its latest state; one in the trash or purged is a tombstone (`deleted: true`, no `portfolio`). Pass `next` as `since` to go on while `hasMore`. A `since` older than the oldest tombstone kept answers 410 RESYNC_REQUIRED: start again from 0.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Changes since a sequence number
+         * @description Editors and admins. In `seq` order; several changes of one portfolio collapse to its latest state; one in the trash or purged is a tombstone (`deleted: true`, no `portfolio`). Pass `next` as `since` to go on while `hasMore`. A `since` older than the oldest tombstone kept answers 410 RESYNC_REQUIRED: start again from 0.
+         */
+        head: operations["listChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Change: {
+            seq: number;
+            portfolioId: string;
+            revision: number;
+            /** @description A tombstone: in the trash or purged; no portfolio */
+            deleted: boolean;
+            portfolio?: components["schemas"]["FeedPortfolio"];
+        };
+        ChangesResponse: {
+            changes: components["schemas"]["Change"][];
+            /** @description Pass as `since` next time */
+            next: number;
+            hasMore: boolean;
+            /** @description Changes when the library is recreated or restored */
+            libraryId: string;
+        };
+        ConditionalBody: {
+            /** @description Change only if still at this revision */
+            revision?: number;
+        };
         CoverFile: {
             fileId: string;
             originalFilename: string;
@@ -299,13 +479,13 @@ export interface components {
             projectTitle: string;
             projectDetail: string;
             aboutProject?: string | null;
-            oboutProject?: string | null;
             projectLanuching?: string | null;
             readyToBuy?: string | null;
             occasion?: string[] | null;
-            referenceStyling?: (string | string[]) | null;
             generalTag?: string[] | null;
             relativeCategory?: string[] | null;
+            oboutProject?: string | null;
+            referenceStyling?: (string | string[]) | null;
         };
         CreateUserBody: {
             /** @description Lower-case letters, digits, ".", "-" and "_"; 3 to 64 characters */
@@ -336,7 +516,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -345,91 +525,10 @@ export interface components {
             field?: string;
             message: string;
         };
-        FileDescriptionBody: {
-            description: string;
-        };
-        FileUploadBody: {
-            /** @description Kept as its last path segment, at most 255 characters */
-            originalFilename: string;
-            description?: string;
-            /** @description Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit */
-            data: string;
-        };
-        ListFile: {
-            fileID: string;
-            originalFilename: string;
-            /** @description Lower-case extension without the dot, from the sniffed type */
-            fullFileExtension: string;
-            /** @description Sniffed from the bytes, never taken from the client */
-            mimeType: string;
-            description: string;
-            /** @description Milliseconds since the Unix epoch */
-            createdTime: number;
-            /** @description Milliseconds since the Unix epoch */
-            modifiedTime: number;
-            /** @description Hex MD5 of the bytes */
-            md5Checksum: string;
-            /** @description Bytes */
-            size: number;
-            /** @description Base64 content; left out by upload answers and by field selection */
-            data?: string;
-            /** @description Pixel size after EXIF orientation; null for files that are not images */
-            dimention: {
-                width: number;
-                height: number;
-            } | null;
-        };
-        ListItem: {
-            portfolioId?: string;
-            projectTitle?: string;
-            cover?: components["schemas"]["CoverSelection"];
-            category?: string;
-            memberBarcode?: string;
-            published?: boolean;
-            active?: boolean;
-            staffPick?: boolean;
-            /** @description Milliseconds since the Unix epoch */
-            createdTime?: number;
-            /** @description Milliseconds since the Unix epoch */
-            modifiedTime?: number;
-            revision?: number;
-        };
-        ListResponse: {
-            lists: components["schemas"]["ListItem"][];
-            /** @description Items on this page */
-            result: number;
-            /** @description Portfolios matching the filter */
-            total: number;
-            /** @description Empty on the last page */
-            nextPageToken: string;
-        };
-        MultipartFileUpload: {
-            /**
-             * Format: binary
-             * @description The file (exactly one part named "file")
-             */
-            file: Blob;
-            description?: string;
-        };
-        PortfolioCreated: {
+        FeedPortfolio: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
             portfolioId: string;
-            memberBarcode: string;
-            category: string;
-            relativeCategory: string[];
-            projectTitle: string;
-            aboutProject: string;
-            projectDetail: string;
-            projectLanuching: string;
-            readyToBuy: string;
-            occasion: string[];
-            referenceStyling: string[];
-            generalTag: string[];
-            revision: number;
-            /** @description Milliseconds since the Unix epoch */
-            createdTime: number;
-        };
-        PortfolioDetail: {
-            portfolioId: string;
+            /** @description Letters, digits, ".", "-" and "_" */
             memberBarcode: string;
             category: string;
             projectTitle: string;
@@ -514,6 +613,7 @@ export interface components {
             }[];
             relativeCategory: string[];
             certificateByOrg: string[];
+            /** @description HTML; sanitized */
             certificateDesc: string;
             staffPick: boolean;
             /** @description Milliseconds since the Unix epoch */
@@ -523,9 +623,207 @@ export interface components {
             published: boolean;
             active: boolean;
             revision: number;
+            /** @description Username that created the portfolio */
+            createdBy: string;
+            /** @description Username that made the last change */
+            modifiedBy: string;
+            /** @description Change sequence number of the last change */
+            seq: number;
+        };
+        FileDescriptionBody: {
+            description: string;
+        };
+        FileUploadBody: {
+            /** @description Kept as its last path segment, at most 255 characters */
+            originalFilename: string;
+            description?: string;
+            /** @description Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit */
+            data: string;
+        };
+        ListFile: {
+            fileID: string;
+            originalFilename: string;
+            /** @description Lower-case extension without the dot, from the sniffed type */
+            fullFileExtension: string;
+            /** @description Sniffed from the bytes, never taken from the client */
+            mimeType: string;
+            description: string;
+            /** @description Milliseconds since the Unix epoch */
+            createdTime: number;
+            /** @description Milliseconds since the Unix epoch */
+            modifiedTime: number;
+            /** @description Hex MD5 of the bytes */
+            md5Checksum: string;
+            /** @description Bytes */
+            size: number;
+            /** @description Base64 content; left out by upload answers and by field selection */
+            data?: string;
+            /** @description Pixel size after EXIF orientation; null for files that are not images */
+            dimention: {
+                width: number;
+                height: number;
+            } | null;
+        };
+        ListItem: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId?: string;
+            projectTitle?: string;
+            cover?: components["schemas"]["CoverSelection"];
+            category?: string;
+            /** @description Letters, digits, ".", "-" and "_" */
+            memberBarcode?: string;
+            published?: boolean;
+            active?: boolean;
+            staffPick?: boolean;
+            /** @description Milliseconds since the Unix epoch */
+            createdTime?: number;
+            /** @description Milliseconds since the Unix epoch */
+            modifiedTime?: number;
+            revision?: number;
+        };
+        ListResponse: {
+            lists: components["schemas"]["ListItem"][];
+            /** @description Items on this page */
+            result: number;
+            /** @description Portfolios matching the filter */
+            total: number;
+            /** @description Empty on the last page */
+            nextPageToken: string;
+        };
+        MultipartFileUpload: {
+            /**
+             * Format: binary
+             * @description The file (exactly one part named "file")
+             */
+            file: Blob;
+            description?: string;
+        };
+        PortfolioCreated: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description Letters, digits, ".", "-" and "_" */
+            memberBarcode: string;
+            category: string;
+            relativeCategory: string[];
+            projectTitle: string;
+            aboutProject: string;
+            projectDetail: string;
+            projectLanuching: string;
+            readyToBuy: string;
+            occasion: string[];
+            referenceStyling: string[];
+            generalTag: string[];
+            revision: number;
+            /** @description Milliseconds since the Unix epoch */
+            createdTime: number;
+        };
+        PortfolioDetail: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description Letters, digits, ".", "-" and "_" */
+            memberBarcode: string;
+            category: string;
+            projectTitle: string;
+            cover: {
+                fileId?: string;
+                originalFilename?: string;
+                /** @description Lower-case extension without the dot, from the sniffed type */
+                fullFileExtension?: string;
+                /** @description Sniffed from the bytes, never taken from the client */
+                mimeType?: string;
+                description?: string;
+                /** @description Milliseconds since the Unix epoch */
+                createdTime?: number;
+                /** @description Milliseconds since the Unix epoch */
+                modifiedTime?: number;
+                /** @description Hex MD5 of the bytes */
+                md5Checksum?: string;
+                /** @description Bytes */
+                size?: number;
+                /** @description Base64 content; left out by upload answers and by field selection */
+                data?: string;
+                /** @description Pixel size after EXIF orientation; null for files that are not images */
+                dimention?: {
+                    width: number;
+                    height: number;
+                } | null;
+            } | null;
+            oboutProject: string;
+            projectDetail: string;
+            draftingProcess: {
+                fileID?: string;
+                originalFilename?: string;
+                /** @description Lower-case extension without the dot, from the sniffed type */
+                fullFileExtension?: string;
+                /** @description Sniffed from the bytes, never taken from the client */
+                mimeType?: string;
+                description?: string;
+                /** @description Milliseconds since the Unix epoch */
+                createdTime?: number;
+                /** @description Milliseconds since the Unix epoch */
+                modifiedTime?: number;
+                /** @description Hex MD5 of the bytes */
+                md5Checksum?: string;
+                /** @description Bytes */
+                size?: number;
+                /** @description Base64 content; left out by upload answers and by field selection */
+                data?: string;
+                /** @description Pixel size after EXIF orientation; null for files that are not images */
+                dimention?: {
+                    width: number;
+                    height: number;
+                } | null;
+            }[];
+            projectLanuching: string;
+            readyToBuy: string;
+            occasion: string[];
+            referenceStyling: string[];
+            generalTag: string[];
+            additionalDocument: {
+                fileID?: string;
+                originalFilename?: string;
+                /** @description Lower-case extension without the dot, from the sniffed type */
+                fullFileExtension?: string;
+                /** @description Sniffed from the bytes, never taken from the client */
+                mimeType?: string;
+                description?: string;
+                /** @description Milliseconds since the Unix epoch */
+                createdTime?: number;
+                /** @description Milliseconds since the Unix epoch */
+                modifiedTime?: number;
+                /** @description Hex MD5 of the bytes */
+                md5Checksum?: string;
+                /** @description Bytes */
+                size?: number;
+                /** @description Base64 content; left out by upload answers and by field selection */
+                data?: string;
+                /** @description Pixel size after EXIF orientation; null for files that are not images */
+                dimention?: {
+                    width: number;
+                    height: number;
+                } | null;
+            }[];
+            relativeCategory: string[];
+            certificateByOrg: string[];
+            /** @description HTML; sanitized */
+            certificateDesc: string;
+            staffPick: boolean;
+            /** @description Milliseconds since the Unix epoch */
+            createdDate: number;
+            /** @description Milliseconds since the Unix epoch */
+            modifiedTime: number;
+            published: boolean;
+            active: boolean;
+            revision: number;
+            /** @description Username that created the portfolio */
+            createdBy: string;
+            /** @description Username that made the last change */
+            modifiedBy: string;
         };
         PortfolioDetailSelection: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
             portfolioId?: string;
+            /** @description Letters, digits, ".", "-" and "_" */
             memberBarcode?: string;
             category?: string;
             projectTitle?: string;
@@ -587,6 +885,7 @@ export interface components {
             }[];
             relativeCategory?: string[];
             certificateByOrg?: string[];
+            /** @description HTML; sanitized */
             certificateDesc?: string;
             staffPick?: boolean;
             /** @description Milliseconds since the Unix epoch */
@@ -596,9 +895,15 @@ export interface components {
             published?: boolean;
             active?: boolean;
             revision?: number;
+            /** @description Username that created the portfolio */
+            createdBy?: string;
+            /** @description Username that made the last change */
+            modifiedBy?: string;
         };
         PortfolioUpdated: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
             portfolioId: string;
+            /** @description Letters, digits, ".", "-" and "_" */
             memberBarcode: string;
             category: string;
             relativeCategory: string[];
@@ -614,6 +919,23 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
         };
+        RevisionList: {
+            revisions: components["schemas"]["RevisionSummary"][];
+            /** @description Revisions kept for this portfolio */
+            total: number;
+            /** @description Empty on the last page */
+            nextPageToken: string;
+        };
+        RevisionSummary: {
+            revision: number;
+            /** @description Milliseconds since the Unix epoch */
+            modifiedTime: number;
+            modifiedBy: string;
+            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate */
+            command: string;
+            /** @description Top-level keys this revision changed */
+            changedFields: string[];
+        };
         Role: "viewer" | "editor" | "admin";
         Session: {
             /** @description Send it unmodified as the Authorization header */
@@ -627,6 +949,24 @@ export interface components {
             username: string;
             password: string;
         };
+        TrashItem: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            projectTitle: string;
+            category: string;
+            /** @description Milliseconds since the Unix epoch */
+            deletedTime: number;
+            deletedBy: string;
+            /** @description The revision it had when deleted */
+            revision: number;
+        };
+        TrashList: {
+            lists: components["schemas"]["TrashItem"][];
+            /** @description Portfolios in the trash */
+            total: number;
+            /** @description Empty on the last page */
+            nextPageToken: string;
+        };
         UpdatePortfolioBody: {
             /** @description Letters, digits, ".", "-" and "_" */
             memberBarcode: string;
@@ -634,19 +974,19 @@ export interface components {
             projectTitle: string;
             projectDetail: string;
             aboutProject?: string | null;
-            oboutProject?: string | null;
             projectLanuching?: string | null;
             readyToBuy?: string | null;
             occasion?: string[] | null;
-            referenceStyling?: (string | string[]) | null;
             generalTag?: string[] | null;
             relativeCategory?: string[] | null;
+            oboutProject?: string | null;
+            referenceStyling?: (string | string[]) | null;
             certificateByOrg?: string[] | null;
             certificateDesc?: string | null;
             staffPick?: boolean;
             /** @description Defaults to "save" */
             command?: "save" | "publish" | "unpublish" | "activate" | "deactivate";
-            /** @description Update only if still at this revision */
+            /** @description Change only if still at this revision */
             revision?: number;
         };
         UpdateUserBody: {
@@ -1822,7 +2162,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -1945,6 +2285,101 @@ export interface operations {
             };
         };
     };
+    deletePortfolio: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the trash */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
     getPortfolioHead: {
         parameters: {
             query?: {
@@ -2009,7 +2444,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -2137,7 +2572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -2265,7 +2700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -2533,7 +2968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -2739,7 +3174,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change only if the portfolio is still at this revision, e.g. `"3"` (409 otherwise); `*` for any. */
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
             };
             path: {
@@ -3045,6 +3480,887 @@ export interface operations {
             };
             /** @description `UNSUPPORTED_FILE_TYPE`: This type of file is not accepted here. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRevisions: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of revisions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionList"];
+                };
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_PAGE_TOKEN" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    listRevisionsHead: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of revisions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portfolioId: string;
+                /** @description A revision number */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portfolio as it was then, without file data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioDetail"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`REVISION_NOT_FOUND`: No such revision of this portfolio is kept. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND" | "REVISION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    getRevisionHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portfolioId: string;
+                /** @description A revision number */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portfolio as it was then, without file data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`REVISION_NOT_FOUND`: No such revision of this portfolio is kept. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+                /** @description A revision number */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConditionalBody"];
+            };
+        };
+        responses: {
+            /** @description Restored, at the next revision */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioUpdated"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`REVISION_NOT_FOUND`: No such revision of this portfolio is kept. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND" | "REVISION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    listTrash: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the trash */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashList"];
+                };
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_PAGE_TOKEN" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    listTrashHead: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the trash */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreFromTrash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConditionalBody"];
+            };
+        };
+        responses: {
+            /** @description Restored, at a new revision, without file data */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioDetail"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    purgeFromTrash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Purged for good */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the previous answer */
+                since?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after `since`, in `seq` order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesResponse"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `RESYNC_REQUIRED`: Changes that old are no longer known; start again from since=0. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "RESYNC_REQUIRED";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    listChangesHead: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the previous answer */
+                since?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after `since`, in `seq` order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `RESYNC_REQUIRED`: Changes that old are no longer known; start again from since=0. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
