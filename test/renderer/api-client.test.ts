@@ -13,14 +13,15 @@ type Modules = Awaited<ReturnType<typeof load>>;
 let modules: Modules;
 
 async function load() {
-  const [client, errors, portfolios, sessions, users] = await Promise.all([
+  const [client, errors, portfolios, sessions, users, history] = await Promise.all([
     import('../../renderer/src/api/api-client'),
     import('../../renderer/src/api/api-error'),
     import('../../renderer/src/api/portfolio-api'),
     import('../../renderer/src/api/session-api'),
     import('../../renderer/src/api/users-api'),
+    import('../../renderer/src/api/history-api'),
   ]);
-  return { client, errors, portfolios, sessions, users };
+  return { client, errors, portfolios, sessions, users, history };
 }
 
 beforeAll(async () => {
@@ -59,6 +60,32 @@ describe('the renderer API client', () => {
     expect(page.lists).toEqual([
       expect.objectContaining({ portfolioId: created.portfolioId, published: true }),
     ]);
+  });
+
+  it('reads history, restores a revision, deletes conditionally and restores from the trash', async () => {
+    const { history, portfolios } = modules;
+    const { portfolioId } = await portfolios.createPortfolio(
+      portfolioBody({ projectTitle: 'One' }),
+    );
+    await portfolios.updatePortfolio(portfolioId, portfolioBody({ projectTitle: 'Two' }));
+
+    const revisions = await history.listRevisions(portfolioId, { pageSize: 10 });
+    expect(revisions.revisions.map((entry) => entry.revision)).toEqual([2, 1]);
+    expect((await history.getRevision(portfolioId, 1)).projectTitle).toBe('One');
+    const restored = await history.restoreRevision(portfolioId, 1, 2);
+    expect(restored).toMatchObject({ projectTitle: 'One', revision: 3 });
+
+    await expect(history.deletePortfolio(portfolioId, 2)).rejects.toMatchObject({
+      status: 409,
+      code: 'REVISION_CONFLICT',
+    });
+    await history.deletePortfolio(portfolioId, 3);
+    const trash = await history.listTrash({});
+    expect(trash.lists.map((entry) => entry.portfolioId)).toContain(portfolioId);
+    expect((await history.restoreFromTrash(portfolioId)).revision).toBe(4);
+    await history.deletePortfolio(portfolioId, 4);
+    await history.purgeFromTrash(portfolioId);
+    expect((await history.listTrash({})).lists).toEqual([]);
   });
 
   it('turns error answers into ApiErrors with the code, and reports a dead session', async () => {
