@@ -176,9 +176,32 @@ export function extractComponents<T extends Json>(document: T): T {
     }
     return { $ref: COMPONENT_PREFIX + name };
   };
-  const paths = visit(document.paths);
+  const paths = visit(document.paths) as Json;
   const existing = (document.components ?? {}) as Json;
   const schemas = { ...(existing.schemas as Json | undefined), ...components };
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  markOptionalBodies(paths, sorted);
   return { ...document, paths, components: { ...existing, schemas: sorted } };
+}
+
+/**
+ * @fastify/swagger calls every request body required. One whose schemas require no key (a
+ * restore's `{"revision": n}`) may be left out, and the server takes none as `{}`: say so.
+ */
+function markOptionalBodies(paths: Json, schemas: Json): void {
+  const resolve = (schema: unknown): Json => {
+    const ref = isObject(schema) ? schema.$ref : undefined;
+    if (typeof ref === 'string') return resolve(schemas[ref.slice(COMPONENT_PREFIX.length)]);
+    return isObject(schema) ? schema : {};
+  };
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item as Json)) {
+      const body = isObject(operation) ? operation.requestBody : undefined;
+      if (!isObject(body) || !isObject(body.content)) continue;
+      const media = Object.values(body.content).map((type) => resolve((type as Json).schema));
+      const requiresNothing = (schema: Json) =>
+        !(Array.isArray(schema.required) && schema.required.length > 0) && !schema.minProperties;
+      if (media.every(requiresNothing)) body.required = false;
+    }
+  }
 }

@@ -97,6 +97,14 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
+  it('calls a body optional only when its schema requires nothing', () => {
+    const required = (method: string, path: string) =>
+      (operation(method, path).requestBody as { required: boolean }).required;
+    expect(required('post', '/api/v1/trash/{portfolioId}/restore')).toBe(false);
+    expect(required('post', '/api/v1/portfolio')).toBe(true);
+    expect(required('put', '/api/v1/users/{username}')).toBe(true); // minProperties: 1
+  });
+
   it('has servers and a license', () => {
     expect(document.servers?.length).toBeGreaterThan(0);
     expect(document.info.license?.name).toBeTruthy();

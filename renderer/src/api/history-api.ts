@@ -74,12 +74,7 @@ export function listTrash(params: PageQuery, signal?: AbortSignal): Promise<Tras
 
 /** Brings a trashed portfolio back, at a new revision. */
 export function restoreFromTrash(portfolioId: string): Promise<PortfolioDetail> {
-  return ok(
-    api.POST('/api/v1/trash/{portfolioId}/restore', {
-      params: onPortfolio(portfolioId),
-      body: {},
-    }),
-  );
+  return ok(api.POST('/api/v1/trash/{portfolioId}/restore', { params: onPortfolio(portfolioId) }));
 }
 
 /** Admins only: removes a trashed portfolio for good (its history and unreferenced files too). */
