@@ -8,7 +8,7 @@ import { ERROR_CODES, ErrorBodySchema, type ErrorCode } from '../../shared';
  * (see the serializer cache in plugins/validation.ts).
  */
 
-/** Where an error answer keeps its codes for plugins/api-docs.ts; Fastify ignores the key. */
+/** Where an error answer keeps its codes for server/openapi/document.ts; Fastify ignores it. */
 export const ERROR_CODES_KEY = 'x-error-codes';
 
 export interface HeaderDoc {
