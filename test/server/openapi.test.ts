@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import type { OpenAPI3, OperationObject } from 'openapi-typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import apiDocs from '../../server/plugins/api-docs';
+import { OpenApiAnswers } from '../helpers/openapi-answers';
 import { CLIENT_TYPES_PATH, clientTypes, openApiDocument } from '../../scripts/openapi-document';
 
 let document: OpenAPI3;
@@ -135,5 +136,38 @@ describe('building the document', () => {
     });
     expect(() => app.swagger()).toThrow('Two different schemas are named "Thing"');
     await app.close();
+  });
+});
+
+describe('checking answers against the document (as every HTTP test does)', () => {
+  const error = (statusCode: number, code: string) => ({
+    result: 'error',
+    statusCode,
+    error: 'Error',
+    code,
+    message: 'm',
+    details: [],
+  });
+  const check = (method: string, url: string, status: number, body: unknown) =>
+    new OpenApiAnswers(document as never).check(method, url, status, 'application/json', body);
+
+  it('accepts documented answers', () => {
+    check('GET', '/api/v1/portfolio/p1', 404, error(404, 'PORTFOLIO_NOT_FOUND'));
+    check('GET', '/api/v1/nowhere', 404, error(404, 'ROUTE_NOT_FOUND'));
+  });
+
+  it('refuses an undocumented status, an unlisted code and a body that does not match', () => {
+    expect(() => check('GET', '/api/v1/users', 409, error(409, 'LAST_ADMIN'))).toThrow(
+      'the status is not documented',
+    );
+    expect(() => check('GET', '/api/v1/portfolio/p1', 404, error(404, 'USER_NOT_FOUND'))).toThrow(
+      'the body does not match',
+    );
+    expect(() => check('GET', '/api/v1/users', 200, { lists: [{ username: 'a' }] })).toThrow(
+      'the body does not match',
+    );
+    expect(() => check('PATCH', '/api/v1/users', 404, error(404, 'USER_NOT_FOUND'))).toThrow(
+      'the operation is not documented',
+    );
   });
 });
