@@ -1,15 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import {
   CurrentSessionSchema,
-  errorResponses,
   SessionSchema,
   SignInBodySchema,
   type SignInBody,
 } from '../../shared';
+import { empty, errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
-
-const errors = errorResponses(400, 401, 429);
 
 export default async function authRoutes(
   app: FastifyInstance,
@@ -19,12 +16,17 @@ export default async function authRoutes(
     '/api/v1/appauth',
     {
       schema: {
+        operationId: 'signIn',
         tags: ['session'],
         summary: 'Create a session',
         description:
           'Wrong username and wrong password give the same 401. Repeated failures give 429.',
+        security: [],
         body: SignInBodySchema,
-        response: { 200: SessionSchema, ...errors },
+        response: {
+          200: json(SessionSchema, 'Signed in: send `sessionId` as the Authorization header.'),
+          ...errors('INVALID_CREDENTIALS', 'TOO_MANY_ATTEMPTS'),
+        },
       },
       config: { rateLimit: { max: options.requestsPerMinute, timeWindow: 60_000 } },
     },
@@ -37,10 +39,11 @@ export default async function authRoutes(
     {
       onRequest: app.requireSession,
       schema: {
+        operationId: 'getCurrentSession',
         tags: ['session'],
         summary: "The caller's session and account",
         security: [{ session: [] }],
-        response: { 200: CurrentSessionSchema, ...errorResponses(401) },
+        response: { 200: json(CurrentSessionSchema, 'The session and who holds it') },
       },
     },
     async (request) => {
@@ -59,10 +62,11 @@ export default async function authRoutes(
     {
       onRequest: app.requireSession,
       schema: {
+        operationId: 'signOut',
         tags: ['session'],
         summary: 'End the caller’s session (sign out)',
         security: [{ session: [] }],
-        response: { 204: Type.Null(), ...errorResponses(401) },
+        response: { 204: empty('Signed out: the session id no longer works') },
       },
     },
     async (request, reply) => {

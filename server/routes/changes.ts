@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import {
   ChangesQuerySchema,
   ChangesResponseSchema,
-  errorResponses,
   type ChangeItem,
   type ChangesQuery,
 } from '../../shared';
 import { detailView } from '../domain/portfolio-view';
+import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import type { Change } from '../repositories/portfolio-repository-contract';
 
@@ -33,6 +33,7 @@ export default async function changeRoutes(app: FastifyInstance) {
     {
       onRequest: app.requireRole('editor', 'admin'),
       schema: {
+        operationId: 'listChanges',
         tags: ['history'],
         security: [{ session: [] }],
         summary: 'Changes since a sequence number',
@@ -42,7 +43,10 @@ export default async function changeRoutes(app: FastifyInstance) {
           '`portfolio`). Pass `next` as `since` to go on while `hasMore`. A `since` older than ' +
           'the oldest tombstone kept answers 410 RESYNC_REQUIRED: start again from 0.',
         querystring: ChangesQuerySchema,
-        response: { 200: ChangesResponseSchema, ...errorResponses(400, 401, 403, 410) },
+        response: {
+          200: json(ChangesResponseSchema, 'The changes after `since`, in `seq` order'),
+          ...errors('FORBIDDEN', 'RESYNC_REQUIRED'),
+        },
       },
     },
     async (request) => {

@@ -1,13 +1,14 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   CoverFileSchema,
-  errorResponses,
   FileDescriptionBodySchema,
   FileParamsSchema,
   IfMatchHeadersSchema,
   ListFileSchema,
 } from '../../shared';
 import { fileView } from '../domain/portfolio-view';
+import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import {
   authorizeBeforeBody,
@@ -18,8 +19,16 @@ import {
 
 type Params = { portfolioId: string; fileId: string };
 
-const errors = errorResponses(400, 401, 403, 404, 409);
-const FileAnswerSchema = { anyOf: [CoverFileSchema, ListFileSchema] };
+/** A file answer names its file in the slot's spelling: `fileId` (cover) or `fileID` (lists). */
+const FileAnswerSchema = Type.Union([CoverFileSchema, ListFileSchema]);
+const CHANGE_ERRORS = [
+  'FORBIDDEN',
+  'CATEGORY_NOT_ALLOWED',
+  'PORTFOLIO_NOT_FOUND',
+  'FILE_NOT_FOUND',
+  'REVISION_CONFLICT',
+] as const;
+const etag = { ETag: HEADERS.revisionEtag };
 
 /** A file's description changed, or the file removed: each an update of its portfolio. */
 export default async function fileChangeRoutes(app: FastifyInstance) {
@@ -43,10 +52,14 @@ export default async function fileChangeRoutes(app: FastifyInstance) {
       validatorCompiler: bodyValidatedByService(app),
       schema: {
         ...common,
+        operationId: 'updateFileDescription',
         summary: "Change a file's description",
         description: 'Counts as an update of the portfolio. Answers the File object without data.',
         body: FileDescriptionBodySchema,
-        response: { 200: FileAnswerSchema, ...errors },
+        response: {
+          200: json(FileAnswerSchema, 'Changed: the File object without data', etag),
+          ...errors(...CHANGE_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -67,11 +80,15 @@ export default async function fileChangeRoutes(app: FastifyInstance) {
       onRequest: authorizeChange,
       schema: {
         ...common,
+        operationId: 'deleteFile',
         summary: 'Remove a file',
         description:
           'Counts as an update of the portfolio. Answers the removed File object without data; ' +
           'its bytes are deleted once no portfolio, trashed portfolio or kept revision refers to them.',
-        response: { 200: FileAnswerSchema, ...errors },
+        response: {
+          200: json(FileAnswerSchema, 'Removed: the File object it was, without data', etag),
+          ...errors(...CHANGE_ERRORS),
+        },
       },
     },
     async (request, reply) => {

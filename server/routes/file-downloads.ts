@@ -1,18 +1,30 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import {
-  errorResponses,
-  FileParamsSchema,
-  isRasterImage,
-  ThumbnailQuerySchema,
-} from '../../shared';
+import { FileParamsSchema, isRasterImage, ThumbnailQuerySchema } from '../../shared';
 import { ApiError } from '../errors';
+import {
+  binary,
+  empty,
+  errors,
+  FileDownloadHeadersSchema,
+  HEADERS,
+  ThumbnailHeadersSchema,
+} from '../openapi/responses';
 import { etagMatches, parseRange } from '../media/conditional-get';
 import { contentDisposition, downloadName } from '../media/file-names';
 import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../media/thumbnails';
 import { caller } from '../plugins/auth';
 
 type Params = { portfolioId: string; fileId: string };
+
+/** The headers of a file answer with bytes, as the document declares them. */
+const FILE_HEADERS = {
+  ETag: HEADERS.fileEtag,
+  'Content-Disposition': HEADERS.contentDisposition,
+  'Content-Length': HEADERS.contentLength,
+  'Accept-Ranges': HEADERS.acceptRanges,
+};
+const THUMBNAIL_ETAG = { ETag: HEADERS.thumbnailEtag };
 
 /** A file's bytes and an image's thumbnails, for anyone who sees the portfolio (DESIGN §5). */
 export default async function fileDownloadRoutes(app: FastifyInstance) {
@@ -25,12 +37,22 @@ export default async function fileDownloadRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'downloadFile',
         summary: "A file's bytes",
         description:
           'Content-Type as sniffed, ETag = "<md5>", If-None-Match (304), single byte Range (206, ' +
           '416), Content-Disposition with a safe name. Raster images are inline; everything else ' +
           'is an attachment with Content-Security-Policy: sandbox.',
-        response: errorResponses(400, 401, 404),
+        headers: FileDownloadHeadersSchema,
+        response: {
+          200: binary('*/*', 'The whole file, of its sniffed Content-Type', FILE_HEADERS),
+          206: binary('*/*', 'The byte range asked for', {
+            ...FILE_HEADERS,
+            'Content-Range': HEADERS.contentRange,
+          }),
+          304: empty('The ETag sent in If-None-Match is current', { ETag: HEADERS.fileEtag }),
+          ...errors('PORTFOLIO_NOT_FOUND', 'FILE_NOT_FOUND', 'RANGE_NOT_SATISFIABLE'),
+        },
       },
     },
     async (request, reply) => {
@@ -80,10 +102,24 @@ export default async function fileDownloadRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'getThumbnail',
         summary: 'A WebP thumbnail of an image file',
         description: `width: one of ${THUMBNAIL_WIDTHS.join(', ')} (default 256); never wider than the image. ETag and 304 as for the file; 415 for files that are not images.`,
         querystring: ThumbnailQuerySchema,
-        response: errorResponses(400, 401, 404, 415),
+        headers: ThumbnailHeadersSchema,
+        response: {
+          200: binary('image/webp', 'The thumbnail', {
+            ...THUMBNAIL_ETAG,
+            'Content-Disposition': HEADERS.contentDisposition,
+          }),
+          304: empty('The ETag sent in If-None-Match is current', THUMBNAIL_ETAG),
+          ...errors(
+            'INVALID_QUERY',
+            'PORTFOLIO_NOT_FOUND',
+            'FILE_NOT_FOUND',
+            'UNSUPPORTED_FILE_TYPE',
+          ),
+        },
       },
     },
     async (request, reply) => {

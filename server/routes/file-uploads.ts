@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   CoverFileSchema,
-  errorResponses,
   FileUploadBodySchema,
   IfMatchHeadersSchema,
   ListFileSchema,
@@ -10,20 +9,41 @@ import {
   type FileUploadBody,
 } from '../../shared';
 import { fileView } from '../domain/portfolio-view';
+import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { receiveUpload } from './receive-upload';
 import { authorizeBeforeBody, conditionOf, withRevision } from './route-support';
 
 type Params = { portfolioId: string };
 
-const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
-
 const MULTIPART_UPLOAD_DOC = {
+  $id: 'MultipartFileUpload',
   properties: {
-    file: { description: 'The file (exactly one part named "file")' },
+    file: {
+      type: 'string',
+      format: 'binary',
+      description: 'The file (exactly one part named "file")',
+    },
     description: { type: 'string', maxLength: 1000 },
   },
   required: ['file'],
+};
+
+/** What an upload can answer besides its success. */
+const UPLOAD_ERRORS = [
+  'FORBIDDEN',
+  'CATEGORY_NOT_ALLOWED',
+  'PORTFOLIO_NOT_FOUND',
+  'REVISION_CONFLICT',
+  'TOO_MANY_FILES',
+  'IMAGE_TOO_LARGE',
+  'UNSUPPORTED_FILE_TYPE',
+] as const;
+
+const OPERATION_IDS: Record<FileSlot, string> = {
+  cover: 'setCover',
+  draftingProcess: 'addDraftingProcessFile',
+  additionalDocument: 'addAdditionalDocument',
 };
 
 const UPLOAD_DESCRIPTION =
@@ -61,6 +81,7 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
     onRequest: authorizeUpload(slot),
     schema: {
       ...common,
+      operationId: OPERATION_IDS[slot],
       summary: slot === 'cover' ? 'Set or replace the cover' : `Append a file to ${slot}`,
       description:
         slot === 'cover'
@@ -77,7 +98,16 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
           'multipart/form-data': { schema: MULTIPART_UPLOAD_DOC },
         },
       },
-      response: { [status]: slot === 'cover' ? CoverFileSchema : ListFileSchema, ...errors },
+      response: {
+        [status]: json(
+          slot === 'cover' ? CoverFileSchema : ListFileSchema,
+          status === 201
+            ? 'Added: the File object without data'
+            : 'Set: the File object without data',
+          { ETag: HEADERS.revisionEtag },
+        ),
+        ...errors(...UPLOAD_ERRORS),
+      },
     },
   });
 

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   COVER_SUBFIELDS,
   DEFAULT_LIST_FIELDS,
-  errorResponses,
   LIST_FIELDS,
   ListItemSchema,
   ListQuerySchema,
@@ -28,6 +27,7 @@ import {
 import { PageTokens } from '../domain/page-token';
 import { coverFileView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
+import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import { Lru } from '../repositories/lru';
@@ -109,6 +109,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
     '/api/v1/portfolio',
     {
       schema: {
+        operationId: 'listPortfolios',
         tags: ['portfolios'],
         security: [{ session: [] }],
         summary: 'List portfolios',
@@ -118,7 +119,10 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
           '`q` searches the text fields (every word, as a prefix, case and accents ignored). ' +
           'Viewers see only published, active portfolios.',
         querystring: ListQuerySchema,
-        response: { 200: ListResponseSchema, ...errorResponses(400, 401) },
+        response: {
+          200: json(ListResponseSchema, 'One page of portfolios'),
+          ...errors('INVALID_QUERY', 'INVALID_PAGE_TOKEN', 'RESPONSE_TOO_LARGE'),
+        },
       },
     },
     async (request, reply): Promise<Buffer | FastifyReply> => {

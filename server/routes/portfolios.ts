@@ -4,7 +4,6 @@ import {
   COVER_SUBFIELDS,
   CreatePortfolioBodySchema,
   DetailQuerySchema,
-  errorResponses,
   IfMatchHeadersSchema,
   ListFileSchema,
   PortfolioCreatedSchema,
@@ -17,6 +16,7 @@ import {
 import { parseFields, selectFields, selects } from '../domain/list-query';
 import { createdView, detailViewWithData, updatedView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
+import { empty, errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import {
   authorizeBeforeBody,
@@ -43,8 +43,11 @@ const DETAIL_FIELDS = [
 /** The detail as field selection may leave it: any key can be missing. */
 const SelectedDetailSchema = Type.Partial(
   Type.Object({ ...PortfolioDetailSchema.properties, cover: SelectedCoverSchema }),
+  { $id: 'PortfolioDetailSelection' },
 );
-const errors = errorResponses(400, 401, 403, 404, 409);
+/** Without `field` the whole detail; with it, the keys it selects. */
+const DetailAnswerSchema = Type.Union([PortfolioDetailSchema, SelectedDetailSchema]);
+const etag = { ETag: HEADERS.revisionEtag };
 
 export default async function portfolioRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
@@ -63,11 +66,15 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       validatorCompiler,
       schema: {
         ...common,
+        operationId: 'createPortfolio',
         summary: 'Create a portfolio',
         description:
           'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.',
         body: CreatePortfolioBodySchema,
-        response: { 201: PortfolioCreatedSchema, ...errors },
+        response: {
+          201: json(PortfolioCreatedSchema, 'Created, at revision 1', etag),
+          ...errors('FORBIDDEN', 'ID_TAKEN'),
+        },
       },
     },
     async (request, reply) => {
@@ -83,6 +90,7 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       validatorCompiler,
       schema: {
         ...common,
+        operationId: 'updatePortfolio',
         summary: 'Update a portfolio',
         description:
           'Omitted optional fields keep their value; "", [] or null clear them. `revision` in the body or ' +
@@ -91,7 +99,16 @@ export default async function portfolioRoutes(app: FastifyInstance) {
         params: PortfolioIdParamsSchema,
         headers: IfMatchHeadersSchema,
         body: UpdatePortfolioBodySchema,
-        response: { 200: PortfolioUpdatedSchema, ...errors },
+        response: {
+          200: json(PortfolioUpdatedSchema, 'Updated, at the next revision', etag),
+          ...errors(
+            'FORBIDDEN',
+            'FORBIDDEN_FIELD',
+            'CATEGORY_NOT_ALLOWED',
+            'PORTFOLIO_NOT_FOUND',
+            'REVISION_CONFLICT',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -111,6 +128,7 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       onRequest: authorizeChange,
       schema: {
         ...common,
+        operationId: 'deletePortfolio',
         summary: 'Move a portfolio to the trash',
         description:
           'Admins, and editors allowed on its category. `If-Match: "<revision>"` makes it ' +
@@ -118,7 +136,15 @@ export default async function portfolioRoutes(app: FastifyInstance) {
           'it is restored from the trash (POST /api/v1/trash/{portfolioId}/restore).',
         params: PortfolioIdParamsSchema,
         headers: IfMatchHeadersSchema,
-        response: { 204: Type.Null(), ...errors },
+        response: {
+          204: empty('In the trash'),
+          ...errors(
+            'FORBIDDEN',
+            'CATEGORY_NOT_ALLOWED',
+            'PORTFOLIO_NOT_FOUND',
+            'REVISION_CONFLICT',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -132,13 +158,21 @@ export default async function portfolioRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'getPortfolio',
         summary: 'One portfolio with its files',
         description:
           'Viewers get 404 for portfolios that are unpublished or inactive. `field` selects keys ' +
           '(any top-level key, `cover.*` sub-fields; `cover.data` adds the base64 bytes).',
         params: PortfolioIdParamsSchema,
         querystring: DetailQuerySchema,
-        response: { 200: SelectedDetailSchema, ...errors },
+        response: {
+          200: json(
+            DetailAnswerSchema,
+            'The portfolio; with `field`, only the keys selected',
+            etag,
+          ),
+          ...errors('INVALID_QUERY', 'PORTFOLIO_NOT_FOUND', 'RESPONSE_TOO_LARGE'),
+        },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
   ConditionalBodySchema,
-  errorResponses,
   IfMatchHeadersSchema,
   PageQuerySchema,
   PortfolioDetailSchema,
@@ -12,6 +11,7 @@ import {
   type PageQuery,
 } from '../../shared';
 import { detailView, updatedView } from '../domain/portfolio-view';
+import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import {
   authorizeBeforeBody,
@@ -22,8 +22,6 @@ import {
 
 type Params = { portfolioId: string };
 type RevisionParams = { portfolioId: string; revision: string };
-
-const errors = errorResponses(400, 401, 403, 404);
 
 /** A portfolio's kept revisions, each one as it was, and restoring one (DESIGN §9). */
 export default async function revisionRoutes(app: FastifyInstance) {
@@ -38,13 +36,17 @@ export default async function revisionRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'listRevisions',
         summary: "A portfolio's kept revisions, newest first",
         description:
           'Editors and admins. Retention keeps every revision of the last 90 days and always the ' +
           'newest 50 (configurable); the current revision is always kept.',
         params: PortfolioIdParamsSchema,
         querystring: PageQuerySchema,
-        response: { 200: RevisionListSchema, ...errors },
+        response: {
+          200: json(RevisionListSchema, 'One page of revisions, newest first'),
+          ...errors('FORBIDDEN', 'PORTFOLIO_NOT_FOUND', 'INVALID_PAGE_TOKEN'),
+        },
       },
     },
     async (request) => {
@@ -73,10 +75,14 @@ export default async function revisionRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'getRevision',
         summary: 'A portfolio as it was at one revision',
         description: 'The detail shape without file `data`; 404 REVISION_NOT_FOUND when not kept.',
         params: RevisionParamsSchema,
-        response: { 200: PortfolioDetailSchema, ...errors },
+        response: {
+          200: json(PortfolioDetailSchema, 'The portfolio as it was then, without file data'),
+          ...errors('FORBIDDEN', 'PORTFOLIO_NOT_FOUND', 'REVISION_NOT_FOUND'),
+        },
       },
     },
     async (request) => {
@@ -95,6 +101,7 @@ export default async function revisionRoutes(app: FastifyInstance) {
       ),
       schema: {
         ...common,
+        operationId: 'restoreRevision',
         summary: 'Restore a revision as a new one',
         description:
           'Same rules as PUT (editor allowed on the category, admin-only fields need an admin). ' +
@@ -104,7 +111,19 @@ export default async function revisionRoutes(app: FastifyInstance) {
         params: RevisionParamsSchema,
         headers: IfMatchHeadersSchema,
         body: ConditionalBodySchema,
-        response: { 200: PortfolioUpdatedSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: {
+          200: json(PortfolioUpdatedSchema, 'Restored, at the next revision', {
+            ETag: HEADERS.revisionEtag,
+          }),
+          ...errors(
+            'FORBIDDEN',
+            'FORBIDDEN_FIELD',
+            'CATEGORY_NOT_ALLOWED',
+            'PORTFOLIO_NOT_FOUND',
+            'REVISION_NOT_FOUND',
+            'REVISION_CONFLICT',
+          ),
+        },
       },
     },
     async (request, reply) => {

@@ -1,8 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   ConditionalBodySchema,
-  errorResponses,
   IfMatchHeadersSchema,
   PageQuerySchema,
   PortfolioDetailSchema,
@@ -11,6 +9,7 @@ import {
   type PageQuery,
 } from '../../shared';
 import { detailView } from '../domain/portfolio-view';
+import { empty, errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import {
   authorizeBeforeBody,
@@ -33,10 +32,14 @@ export default async function trashRoutes(app: FastifyInstance) {
       onRequest: app.requireRole('editor', 'admin'),
       schema: {
         ...common,
+        operationId: 'listTrash',
         summary: 'Portfolios in the trash, most recently deleted first',
         description: `Editors and admins. Each is purged ${app.config.trash.keepDays} days after its deletion.`,
         querystring: PageQuerySchema,
-        response: { 200: TrashListSchema, ...errorResponses(400, 401, 403) },
+        response: {
+          200: json(TrashListSchema, 'One page of the trash'),
+          ...errors('FORBIDDEN', 'INVALID_PAGE_TOKEN'),
+        },
       },
     },
     async (request) => {
@@ -68,6 +71,7 @@ export default async function trashRoutes(app: FastifyInstance) {
       validatorCompiler: bodyValidatedByService(app),
       schema: {
         ...common,
+        operationId: 'restoreFromTrash',
         summary: 'Restore a portfolio from the trash',
         description:
           'Admins, and editors allowed on its category. It comes back as it was deleted, files ' +
@@ -76,7 +80,17 @@ export default async function trashRoutes(app: FastifyInstance) {
         params: PortfolioIdParamsSchema,
         headers: IfMatchHeadersSchema,
         body: ConditionalBodySchema,
-        response: { 200: PortfolioDetailSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: {
+          200: json(PortfolioDetailSchema, 'Restored, at a new revision, without file data', {
+            ETag: HEADERS.revisionEtag,
+          }),
+          ...errors(
+            'FORBIDDEN',
+            'CATEGORY_NOT_ALLOWED',
+            'PORTFOLIO_NOT_FOUND',
+            'REVISION_CONFLICT',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -96,12 +110,16 @@ export default async function trashRoutes(app: FastifyInstance) {
       onRequest: app.requireRole('admin'),
       schema: {
         ...common,
+        operationId: 'purgeFromTrash',
         summary: 'Purge one portfolio from the trash now',
         description:
           'Admins only. Removes it and its history for good; the change feed keeps a tombstone. ' +
           'Files no kept record refers to any more are deleted.',
         params: PortfolioIdParamsSchema,
-        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+        response: {
+          204: empty('Purged for good'),
+          ...errors('FORBIDDEN', 'PORTFOLIO_NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {

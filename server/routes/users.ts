@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import {
   CreateUserBodySchema,
-  errorResponses,
   UpdateUserBodySchema,
   UserListSchema,
   UsernameParamsSchema,
@@ -10,8 +8,8 @@ import {
   type CreateUserBody,
   type UpdateUserBody,
 } from '../../shared';
+import { empty, errors, json } from '../openapi/responses';
 
-const errors = errorResponses(400, 401, 403, 404, 409);
 type Params = { username: string };
 
 /** Admin-only user management (DESIGN §2). */
@@ -23,7 +21,14 @@ export default async function userRoutes(app: FastifyInstance) {
 
   app.get(
     '/api/v1/users',
-    { schema: { ...common, summary: 'List users', response: { 200: UserListSchema, ...errors } } },
+    {
+      schema: {
+        ...common,
+        operationId: 'listUsers',
+        summary: 'List users',
+        response: { 200: json(UserListSchema, 'Every user'), ...errors('FORBIDDEN') },
+      },
+    },
     async () => {
       const lists = app.userService.list();
       return { lists, total: lists.length };
@@ -35,9 +40,13 @@ export default async function userRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'createUser',
         summary: 'Create a user',
         body: CreateUserBodySchema,
-        response: { 201: UserSchema, ...errors },
+        response: {
+          201: json(UserSchema, 'The new user'),
+          ...errors('FORBIDDEN', 'USERNAME_TAKEN'),
+        },
       },
     },
     async (request, reply) => reply.status(201).send(await app.userService.create(request.body)),
@@ -48,9 +57,10 @@ export default async function userRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'getUser',
         summary: 'One user',
         params: UsernameParamsSchema,
-        response: { 200: UserSchema, ...errors },
+        response: { 200: json(UserSchema, 'The user'), ...errors('FORBIDDEN', 'USER_NOT_FOUND') },
       },
     },
     async (request) => app.userService.get(request.params.username),
@@ -61,12 +71,16 @@ export default async function userRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'updateUser',
         summary: 'Change role, allowEdit or password',
         description:
           'A password or role change ends all of that user’s sessions. The last admin cannot be demoted.',
         params: UsernameParamsSchema,
         body: UpdateUserBodySchema,
-        response: { 200: UserSchema, ...errors },
+        response: {
+          200: json(UserSchema, 'The user as changed'),
+          ...errors('FORBIDDEN', 'USER_NOT_FOUND', 'LAST_ADMIN'),
+        },
       },
     },
     async (request) => app.userService.update(request.params.username, request.body),
@@ -77,9 +91,13 @@ export default async function userRoutes(app: FastifyInstance) {
     {
       schema: {
         ...common,
+        operationId: 'deleteUser',
         summary: 'Delete a user and end its sessions',
         params: UsernameParamsSchema,
-        response: { 204: Type.Null(), ...errors },
+        response: {
+          204: empty('Deleted; its sessions are ended'),
+          ...errors('FORBIDDEN', 'USER_NOT_FOUND', 'LAST_ADMIN'),
+        },
       },
     },
     async (request, reply) => {

@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../error-codes';
 
-export const ErrorDetailSchema = Type.Object({
-  field: Type.Optional(
-    Type.String({ description: 'Where the problem is, e.g. "body.projectTitle"' }),
-  ),
-  message: Type.String(),
-});
+export const ErrorDetailSchema = Type.Object(
+  {
+    field: Type.Optional(
+      Type.String({ description: 'Where the problem is, e.g. "body.projectTitle"' }),
+    ),
+    message: Type.String(),
+  },
+  { $id: 'ErrorDetail' },
+);
 
 export const ErrorBodySchema = Type.Object(
   {
@@ -22,13 +25,3 @@ export const ErrorBodySchema = Type.Object(
 
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 export type ErrorBody = Static<typeof ErrorBodySchema>;
-
-/** Response schemas for the error statuses a route can answer; they all share ErrorBody. */
-export function errorResponses<S extends number>(
-  ...statuses: S[]
-): Record<S, typeof ErrorBodySchema> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as Record<
-    S,
-    typeof ErrorBodySchema
-  >;
-}

@@ -26,9 +26,15 @@ const fileFields = {
 };
 
 /** The cover's File object: its id key is `fileId`. */
-export const CoverFileSchema = Type.Object({ fileId: Type.String(), ...fileFields });
+export const CoverFileSchema = Type.Object(
+  { fileId: Type.String(), ...fileFields },
+  { $id: 'CoverFile' },
+);
 /** Items of draftingProcess and additionalDocument: their id key is spelled `fileID`. */
-export const ListFileSchema = Type.Object({ fileID: Type.String(), ...fileFields });
+export const ListFileSchema = Type.Object(
+  { fileID: Type.String(), ...fileFields },
+  { $id: 'ListFile' },
+);
 
 export const FILE_SLOTS = ['cover', 'draftingProcess', 'additionalDocument'] as const;
 export type FileSlot = (typeof FILE_SLOTS)[number];
@@ -67,12 +73,12 @@ export const FileUploadBodySchema = Type.Object(
       description: 'Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit',
     }),
   },
-  { additionalProperties: false },
+  { $id: 'FileUploadBody', additionalProperties: false },
 );
 
 export const FileDescriptionBodySchema = Type.Object(
   { description: FileDescriptionSchema },
-  { additionalProperties: false },
+  { $id: 'FileDescriptionBody', additionalProperties: false },
 );
 
 export const FileParamsSchema = Type.Object({

@@ -18,35 +18,49 @@ export const RevisionParamsSchema = Type.Object({
 });
 
 /** One kept revision: who made it, when, with which command, and which fields it changed. */
-export const RevisionSummarySchema = Type.Object({
-  revision: PortfolioRecordSchema.properties.revision,
-  modifiedTime: Timestamp,
-  modifiedBy: Type.String(),
-  command: Type.String({
-    description:
-      'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate',
-  }),
-  changedFields: Type.Array(Type.String(), { description: 'Top-level keys this revision changed' }),
-});
+export const RevisionSummarySchema = Type.Object(
+  {
+    revision: PortfolioRecordSchema.properties.revision,
+    modifiedTime: Timestamp,
+    modifiedBy: Type.String(),
+    command: Type.String({
+      description:
+        'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate',
+    }),
+    changedFields: Type.Array(Type.String(), {
+      description: 'Top-level keys this revision changed',
+    }),
+  },
+  { $id: 'RevisionSummary' },
+);
 
-export const RevisionListSchema = Type.Object({
-  revisions: Type.Array(RevisionSummarySchema),
-  total: Type.Integer({ description: 'Revisions kept for this portfolio' }),
-  nextPageToken: Type.String({ description: 'Empty on the last page' }),
-});
+export const RevisionListSchema = Type.Object(
+  {
+    revisions: Type.Array(RevisionSummarySchema),
+    total: Type.Integer({ description: 'Revisions kept for this portfolio' }),
+    nextPageToken: Type.String({ description: 'Empty on the last page' }),
+  },
+  { $id: 'RevisionList' },
+);
 
-export const TrashItemSchema = Type.Object({
-  ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'projectTitle', 'category']).properties,
-  deletedTime: Timestamp,
-  deletedBy: Type.String(),
-  revision: Type.Integer({ description: 'The revision it had when deleted' }),
-});
+export const TrashItemSchema = Type.Object(
+  {
+    ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'projectTitle', 'category']).properties,
+    deletedTime: Timestamp,
+    deletedBy: Type.String(),
+    revision: Type.Integer({ description: 'The revision it had when deleted' }),
+  },
+  { $id: 'TrashItem' },
+);
 
-export const TrashListSchema = Type.Object({
-  lists: Type.Array(TrashItemSchema),
-  total: Type.Integer({ description: 'Portfolios in the trash' }),
-  nextPageToken: Type.String({ description: 'Empty on the last page' }),
-});
+export const TrashListSchema = Type.Object(
+  {
+    lists: Type.Array(TrashItemSchema),
+    total: Type.Integer({ description: 'Portfolios in the trash' }),
+    nextPageToken: Type.String({ description: 'Empty on the last page' }),
+  },
+  { $id: 'TrashList' },
+);
 
 export const ChangesQuerySchema = Type.Object(
   {
@@ -59,25 +73,34 @@ export const ChangesQuerySchema = Type.Object(
 );
 
 /** The feed's portfolio: the detail shape without file data, plus its change `seq`. */
-export const FeedPortfolioSchema = Type.Object({
-  ...PortfolioDetailSchema.properties,
-  seq: ChangeStampsSchema.properties.seq,
-});
+export const FeedPortfolioSchema = Type.Object(
+  {
+    ...PortfolioDetailSchema.properties,
+    seq: ChangeStampsSchema.properties.seq,
+  },
+  { $id: 'FeedPortfolio' },
+);
 
-export const ChangeSchema = Type.Object({
-  seq: Type.Integer(),
-  portfolioId: Type.String(),
-  revision: Type.Integer(),
-  deleted: Type.Boolean({ description: 'A tombstone: in the trash or purged; no portfolio' }),
-  portfolio: Type.Optional(FeedPortfolioSchema),
-});
+export const ChangeSchema = Type.Object(
+  {
+    seq: Type.Integer(),
+    portfolioId: Type.String(),
+    revision: Type.Integer(),
+    deleted: Type.Boolean({ description: 'A tombstone: in the trash or purged; no portfolio' }),
+    portfolio: Type.Optional(FeedPortfolioSchema),
+  },
+  { $id: 'Change' },
+);
 
-export const ChangesResponseSchema = Type.Object({
-  changes: Type.Array(ChangeSchema),
-  next: Type.Integer({ description: 'Pass as `since` next time' }),
-  hasMore: Type.Boolean(),
-  libraryId: Type.String({ description: 'Changes when the library is recreated or restored' }),
-});
+export const ChangesResponseSchema = Type.Object(
+  {
+    changes: Type.Array(ChangeSchema),
+    next: Type.Integer({ description: 'Pass as `since` next time' }),
+    hasMore: Type.Boolean(),
+    libraryId: Type.String({ description: 'Changes when the library is recreated or restored' }),
+  },
+  { $id: 'ChangesResponse' },
+);
 
 export type PageQuery = Static<typeof PageQuerySchema>;
 export type RevisionSummary = Static<typeof RevisionSummarySchema>;

@@ -123,7 +123,7 @@ export const CreatePortfolioBodySchema = Type.Object(
     }),
     ...editorFields,
   },
-  { additionalProperties: false },
+  { $id: 'CreatePortfolioBody', additionalProperties: false },
 );
 
 const RevisionSchema = Type.Integer({
@@ -146,13 +146,13 @@ export const UpdatePortfolioBodySchema = Type.Object(
     ),
     revision: Type.Optional(RevisionSchema),
   },
-  { additionalProperties: false },
+  { $id: 'UpdatePortfolioBody', additionalProperties: false },
 );
 
 /** Bodies that only make a change conditional (restore, delete): `{"revision": n}` or nothing. */
 export const ConditionalBodySchema = Type.Object(
   { revision: Type.Optional(RevisionSchema) },
-  { additionalProperties: false },
+  { $id: 'ConditionalBody', additionalProperties: false },
 );
 
 /** `If-Match: "<revision>"` (or `*`) makes a change conditional (DESIGN §3). */
@@ -185,45 +185,54 @@ export const ECHO_KEYS = [
   'generalTag',
   'revision',
 ] as const;
-export const PortfolioCreatedSchema = Type.Pick(PortfolioRecordSchema, [
-  ...ECHO_KEYS,
-  'createdTime',
-]);
-export const PortfolioUpdatedSchema = Type.Pick(PortfolioRecordSchema, [
-  ...ECHO_KEYS,
-  'modifiedTime',
-]);
+export const PortfolioCreatedSchema = Type.Pick(
+  PortfolioRecordSchema,
+  [...ECHO_KEYS, 'createdTime'],
+  { $id: 'PortfolioCreated' },
+);
+export const PortfolioUpdatedSchema = Type.Pick(
+  PortfolioRecordSchema,
+  [...ECHO_KEYS, 'modifiedTime'],
+  { $id: 'PortfolioUpdated' },
+);
 
 /**
  * The detail answer: the record with the interface's spellings (`oboutProject`, `createdDate`,
  * files with `fileID` in lists and `data` on request), plus who created and last changed it.
  */
-export const PortfolioDetailSchema = Type.Object({
-  ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'memberBarcode', 'category', 'projectTitle'])
-    .properties,
-  cover: Type.Union([Type.Partial(CoverFileSchema), Type.Null()]),
-  oboutProject: record.aboutProject,
-  projectDetail: record.projectDetail,
-  draftingProcess: Type.Array(Type.Partial(ListFileSchema)),
-  ...Type.Pick(PortfolioRecordSchema, [
-    'projectLanuching',
-    'readyToBuy',
-    'occasion',
-    'referenceStyling',
-    'generalTag',
-  ]).properties,
-  additionalDocument: Type.Array(Type.Partial(ListFileSchema)),
-  ...Type.Pick(PortfolioRecordSchema, [
-    'relativeCategory',
-    'certificateByOrg',
-    'certificateDesc',
-    'staffPick',
-  ]).properties,
-  createdDate: record.createdTime,
-  ...Type.Pick(PortfolioRecordSchema, ['modifiedTime', 'published', 'active', 'revision'])
-    .properties,
-  ...Type.Pick(ChangeStampsSchema, ['createdBy', 'modifiedBy']).properties,
-});
+export const PortfolioDetailSchema = Type.Object(
+  {
+    ...Type.Pick(PortfolioRecordSchema, [
+      'portfolioId',
+      'memberBarcode',
+      'category',
+      'projectTitle',
+    ]).properties,
+    cover: Type.Union([Type.Partial(CoverFileSchema), Type.Null()]),
+    oboutProject: record.aboutProject,
+    projectDetail: record.projectDetail,
+    draftingProcess: Type.Array(Type.Partial(ListFileSchema)),
+    ...Type.Pick(PortfolioRecordSchema, [
+      'projectLanuching',
+      'readyToBuy',
+      'occasion',
+      'referenceStyling',
+      'generalTag',
+    ]).properties,
+    additionalDocument: Type.Array(Type.Partial(ListFileSchema)),
+    ...Type.Pick(PortfolioRecordSchema, [
+      'relativeCategory',
+      'certificateByOrg',
+      'certificateDesc',
+      'staffPick',
+    ]).properties,
+    createdDate: record.createdTime,
+    ...Type.Pick(PortfolioRecordSchema, ['modifiedTime', 'published', 'active', 'revision'])
+      .properties,
+    ...Type.Pick(ChangeStampsSchema, ['createdBy', 'modifiedBy']).properties,
+  },
+  { $id: 'PortfolioDetail' },
+);
 
 export const DetailQuerySchema = Type.Object(
   {
@@ -319,18 +328,21 @@ export const ListQuerySchema = Type.Object(
 );
 
 /** A cover as field selection leaves it: any sub-field may be missing, `null` when none. */
-export const SelectedCoverSchema = Type.Union([
-  Type.Partial(
-    Type.Object({
-      ...CoverFileSchema.properties,
-      dimention: Type.Union([
-        Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
-        Type.Null(),
-      ]),
-    }),
-  ),
-  Type.Null(),
-]);
+export const SelectedCoverSchema = Type.Union(
+  [
+    Type.Partial(
+      Type.Object({
+        ...CoverFileSchema.properties,
+        dimention: Type.Union([
+          Type.Partial(Type.Object({ width: Type.Integer(), height: Type.Integer() })),
+          Type.Null(),
+        ]),
+      }),
+    ),
+    Type.Null(),
+  ],
+  { $id: 'CoverSelection' },
+);
 
 /** A list item: any of the list's keys, as `field` selects them. */
 export const ListItemSchema = Type.Partial(
@@ -348,14 +360,18 @@ export const ListItemSchema = Type.Partial(
       'revision',
     ]).properties,
   }),
+  { $id: 'ListItem' },
 );
 
-export const ListResponseSchema = Type.Object({
-  lists: Type.Array(ListItemSchema),
-  result: Type.Integer({ description: 'Items on this page' }),
-  total: Type.Integer({ description: 'Portfolios matching the filter' }),
-  nextPageToken: Type.String({ description: 'Empty on the last page' }),
-});
+export const ListResponseSchema = Type.Object(
+  {
+    lists: Type.Array(ListItemSchema),
+    result: Type.Integer({ description: 'Items on this page' }),
+    total: Type.Integer({ description: 'Portfolios matching the filter' }),
+    nextPageToken: Type.String({ description: 'Empty on the last page' }),
+  },
+  { $id: 'ListResponse' },
+);
 
 export type CreatePortfolioBody = Static<typeof CreatePortfolioBodySchema>;
 export type UpdatePortfolioBody = Static<typeof UpdatePortfolioBodySchema>;

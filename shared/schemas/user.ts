@@ -2,7 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp, Username } from './common';
 
 export const ROLES = ['viewer', 'editor', 'admin'] as const;
-export const RoleSchema = Type.Union(ROLES.map((role) => Type.Literal(role)));
+export const RoleSchema = Type.Union(
+  ROLES.map((role) => Type.Literal(role)),
+  { $id: 'Role' },
+);
 export type Role = (typeof ROLES)[number];
 
 const Password = Type.String({
@@ -15,15 +18,21 @@ const AllowEdit = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Categories this user may update; "*" means all',
 });
 
-export const UserSchema = Type.Object({
-  username: Type.String(),
-  role: RoleSchema,
-  allowEdit: Type.Array(Type.String()),
-  createdTime: Timestamp,
-  modifiedTime: Timestamp,
-});
+export const UserSchema = Type.Object(
+  {
+    username: Type.String(),
+    role: RoleSchema,
+    allowEdit: Type.Array(Type.String()),
+    createdTime: Timestamp,
+    modifiedTime: Timestamp,
+  },
+  { $id: 'User' },
+);
 
-export const UserListSchema = Type.Object({ lists: Type.Array(UserSchema), total: Type.Integer() });
+export const UserListSchema = Type.Object(
+  { lists: Type.Array(UserSchema), total: Type.Integer() },
+  { $id: 'UserList' },
+);
 
 export const CreateUserBodySchema = Type.Object(
   {
@@ -32,7 +41,7 @@ export const CreateUserBodySchema = Type.Object(
     role: RoleSchema,
     allowEdit: Type.Optional(AllowEdit),
   },
-  { additionalProperties: false },
+  { $id: 'CreateUserBody', additionalProperties: false },
 );
 
 export const UpdateUserBodySchema = Type.Object(
@@ -41,7 +50,7 @@ export const UpdateUserBodySchema = Type.Object(
     allowEdit: Type.Optional(AllowEdit),
     password: Type.Optional(Password),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { $id: 'UpdateUserBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const UsernameParamsSchema = Type.Object({

@@ -1,6 +1,6 @@
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import type { TestServer } from './test-server';
+import { checkAnswer, type TestServer } from './test-server';
 
 /** Real images made by sharp: a small gradient-ish picture of `width`×`height`. */
 function picture(width: number, height: number, noise = false) {
@@ -106,17 +106,17 @@ export async function uploadMultipart(
     new Blob([new Uint8Array(bytes)], { type: options.contentType ?? 'application/octet-stream' }),
     options.filename ?? 'file.bin',
   );
+  const method = options.method ?? (path.endsWith('/cover') ? 'PUT' : 'POST');
   const response = await fetch(server.url + path, {
-    method: options.method ?? (path.endsWith('/cover') ? 'PUT' : 'POST'),
+    method,
     headers: { authorization: options.session ?? server.adminSession, ...options.headers },
     body: form,
   });
   const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
-  };
+  const body =
+    text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  checkAnswer(server.app, method, path, response, body);
+  return { status: response.status, headers: response.headers, body };
 }
 
 /** JSON upload with base64 data. */
@@ -146,9 +146,8 @@ export async function download(
   const response = await fetch(server.url + path, {
     headers: { authorization: server.adminSession, ...headers },
   });
-  return {
-    status: response.status,
-    headers: response.headers,
-    bytes: Buffer.from(await response.arrayBuffer()),
-  };
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const json = response.headers.get('content-type')?.includes('json');
+  checkAnswer(server.app, 'GET', path, response, json ? JSON.parse(bytes.toString()) : bytes);
+  return { status: response.status, headers: response.headers, bytes };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../server/app';
+import { OpenApiAnswers } from './openapi-answers';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -36,6 +37,23 @@ export interface TestServer {
   stop(): Promise<void>;
   /** Stops the server and removes its data directory. */
   close(): Promise<void>;
+}
+
+let answers: OpenApiAnswers | undefined;
+
+/**
+ * Every answer `request` gets is checked against the server's OpenAPI document (status and JSON
+ * body), so each HTTP test also tests the contract. Tests that call fetch themselves can use it.
+ */
+export function checkAnswer(
+  app: FastifyInstance,
+  method: string,
+  path: string,
+  response: { status: number; headers: Headers },
+  body: unknown,
+): void {
+  answers ??= new OpenApiAnswers(app.swagger() as ConstructorParameters<typeof OpenApiAnswers>[0]);
+  answers.check(method, path, response.status, response.headers.get('content-type') ?? '', body);
 }
 
 /** Test-only speed-up: a cheap scrypt cost (the default is OWASP's 2^17). */
@@ -75,6 +93,7 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text)
       parsed = JSON.parse(text);
+    checkAnswer(app, method, path, response, parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   };
 

@@ -174,7 +174,9 @@ describe('API documentation', () => {
     ])
       expect(Object.keys(json.body.paths)).toContain(path);
     const create = json.body.paths['/api/v1/portfolio'].post;
-    const schema = create.requestBody.content['application/json'].schema;
+    const { $ref } = create.requestBody.content['application/json'].schema;
+    expect($ref).toBe('#/components/schemas/CreatePortfolioBody');
+    const schema = json.body.components.schemas.CreatePortfolioBody;
     expect(schema.required).toEqual(
       expect.arrayContaining(['memberBarcode', 'category', 'projectTitle', 'projectDetail']),
     );

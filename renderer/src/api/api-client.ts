@@ -1,5 +1,7 @@
+import createClient, { type Middleware } from 'openapi-fetch';
 import type { ErrorBody } from '../../../shared';
 import { ApiError, NetworkError } from './api-error';
+import type { paths } from './openapi';
 
 /**
  * The one way the renderer talks to the server. The session layer plugs in how to find the
@@ -26,42 +28,15 @@ export function currentSessionId(): string | null {
   return hooks.getSessionId();
 }
 
-export type QueryValue = string | number | boolean | undefined | null;
-
-export interface RequestOptions {
-  query?: Record<string, QueryValue>;
-  body?: unknown;
-  signal?: AbortSignal;
-  /** Sign-in must not trigger the "session ended" flow on its own 401. */
-  anonymous?: boolean;
-}
-
-export function apiUrl(path: string, query?: Record<string, QueryValue>): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
-  }
-  const search = params.toString();
-  return search ? `${path}?${search}` : path;
-}
-
 export function authHeaders(): Record<string, string> {
   const sessionId = hooks.getSessionId();
   return sessionId ? { Authorization: sessionId } : {};
 }
 
-async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (!options.anonymous) Object.assign(headers, authHeaders());
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+/** fetch that tells the connectivity layer whether the server answered at all. */
+async function reachableFetch(request: Request): Promise<Response> {
   try {
-    const response = await fetch(apiUrl(path, options.query), {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: options.signal,
-      credentials: 'same-origin',
-    });
+    const response = await fetch(request);
     hooks.onReachabilityChange(true);
     return response;
   } catch (error) {
@@ -71,60 +46,83 @@ async function send(method: string, path: string, options: RequestOptions): Prom
   }
 }
 
+const withSession: Middleware = {
+  onRequest({ request }) {
+    for (const [name, value] of Object.entries(authHeaders())) request.headers.set(name, value);
+    return request;
+  },
+};
+
+function client() {
+  return createClient<paths>({
+    // The page's own origin: the server that served the renderer (tests outside a page set it).
+    baseUrl: globalThis.location?.origin,
+    fetch: reachableFetch,
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json' },
+  });
+}
+
+/**
+ * The API, typed by the client generated from the server's OpenAPI document
+ * (renderer/src/api/openapi.d.ts, `npm run api:generate`). Calls carry the session.
+ */
+export const api = client();
+api.use(withSession);
+
+/** Signing in: no session header, and its 401 is a wrong password, not an ended session. */
+export const anonymousApi = client();
+
+/** What openapi-fetch answers: the parsed body of a success, or of a failure. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** The body of a successful answer; any other answer becomes an ApiError. */
+export async function ok<T>(call: Promise<Answer<T>>, anonymous = false): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw apiErrorOf(response, error, anonymous);
+  if (data === undefined) throw new ApiError(response.status, null);
+  return data;
+}
+
+/** Waits for an answer without a body (204); any other failure becomes an ApiError. */
+export async function done(call: Promise<Answer<unknown>>): Promise<void> {
+  const { error, response } = await call;
+  if (!response.ok) throw apiErrorOf(response, error);
+}
+
 /** Turns a non-2xx answer into an ApiError, and tells the session layer about a dead session. */
-export async function errorFromResponse(response: Response, anonymous = false): Promise<ApiError> {
+function apiErrorOf(response: Response, body: unknown, anonymous = false): ApiError {
   const retryAfter = Number(response.headers.get('Retry-After'));
   const error = new ApiError(
     response.status,
-    await readErrorBody(response),
+    isErrorBody(body) ? body : null,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
   );
   if (response.status === 401 && !anonymous) hooks.onUnauthorized(error);
   return error;
 }
 
-async function readErrorBody(response: Response): Promise<ErrorBody | null> {
+/** For answers read outside the client (uploads through XMLHttpRequest). */
+export async function errorFromResponse(response: Response): Promise<ApiError> {
+  let body: unknown = null;
   try {
-    const body: unknown = await response.json();
-    if (body && typeof body === 'object' && (body as ErrorBody).result === 'error')
-      return body as ErrorBody;
+    body = await response.json();
   } catch {
     // Not JSON (a proxy's error page, an empty body): the status alone must do.
   }
-  return null;
+  return apiErrorOf(response, body);
 }
 
-export async function apiRequest<T>(
-  method: string,
-  path: string,
-  options: RequestOptions = {},
-): Promise<T> {
-  const response = await send(method, path, options);
-  if (!response.ok) throw await errorFromResponse(response, options.anonymous);
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** Fetches bytes that need the session header (images and downloads cannot carry it in <img src>). */
-export async function apiBlob(
-  path: string,
-  query?: Record<string, QueryValue>,
-  signal?: AbortSignal,
-): Promise<Blob> {
-  const response = await send('GET', path, { query, signal });
-  if (!response.ok) throw await errorFromResponse(response);
-  return response.blob();
+function isErrorBody(body: unknown): body is ErrorBody {
+  return typeof body === 'object' && body !== null && 'result' in body && body.result === 'error';
 }
 
 /** Whether the server answers at all; any HTTP status counts, only a network failure does not. */
 export async function pingServer(): Promise<boolean> {
   try {
-    await fetch('/api/v1/appauth', { method: 'GET', cache: 'no-store' });
-    hooks.onReachabilityChange(true);
+    await anonymousApi.HEAD('/api/v1/appauth', { cache: 'no-store' });
     return true;
   } catch {
-    hooks.onReachabilityChange(false);
     return false;
   }
 }

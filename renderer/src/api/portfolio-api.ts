@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value';
 import {
   COVER_SUBFIELDS,
   ListFileSchema,
@@ -8,12 +9,10 @@ import {
   type ListFile,
   type ListItem,
   type ListResponse,
-  type PortfolioCreated,
   type PortfolioDetail,
-  type PortfolioUpdated,
   type UpdatePortfolioBody,
 } from '../../../shared';
-import { apiBlob, apiRequest } from './api-client';
+import { api, ok } from './api-client';
 
 const BASE = '/api/v1/portfolio';
 
@@ -21,10 +20,6 @@ const encode = encodeURIComponent;
 
 export function portfolioPath(portfolioId: string): string {
   return `${BASE}/${encode(portfolioId)}`;
-}
-
-export function filePath(portfolioId: string, fileId: string): string {
-  return `${portfolioPath(portfolioId)}/files/${encode(fileId)}`;
 }
 
 /**
@@ -77,10 +72,8 @@ export interface ListParams {
 
 /** The server is this build's own: it always takes the extension fields (shared LIST_FIELDS). */
 export function listPortfolios(params: ListParams, signal?: AbortSignal): Promise<GalleryPage> {
-  return apiRequest<GalleryPage>('GET', BASE, {
-    query: { ...params, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') },
-    signal,
-  });
+  const query = { ...params, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') };
+  return ok(api.GET('/api/v1/portfolio', { params: { query }, signal }));
 }
 
 const LIST_SLOTS = ['draftingProcess', 'additionalDocument'] as const;
@@ -103,23 +96,39 @@ export const DETAIL_FIELDS_WITHOUT_DATA = [
   ),
 ];
 
-/** Detail without any file bytes: images are loaded through the file and thumbnail endpoints. */
-export function getPortfolio(portfolioId: string, signal?: AbortSignal): Promise<PortfolioDetail> {
-  return apiRequest<PortfolioDetail>('GET', portfolioPath(portfolioId), {
-    query: { field: DETAIL_FIELDS_WITHOUT_DATA.join(',') },
-    signal,
-  });
-}
+const onPortfolio = (portfolioId: string) => ({ path: { portfolioId } });
+const onFile = (portfolioId: string, fileId: string) => ({ path: { portfolioId, fileId } });
 
-export function createPortfolio(body: CreatePortfolioBody): Promise<PortfolioCreated> {
-  return apiRequest<PortfolioCreated>('POST', BASE, { body });
-}
-
-export function updatePortfolio(
+/**
+ * The whole detail without any file bytes (images load through the file and thumbnail
+ * endpoints). The document answers a union because `field` may select fewer keys; this checks,
+ * with the shared schema, that every key came.
+ */
+export async function getPortfolio(
   portfolioId: string,
-  body: UpdatePortfolioBody,
-): Promise<PortfolioUpdated> {
-  return apiRequest<PortfolioUpdated>('PUT', portfolioPath(portfolioId), { body });
+  signal?: AbortSignal,
+): Promise<PortfolioDetail> {
+  const answer = await ok(
+    api.GET('/api/v1/portfolio/{portfolioId}', {
+      params: {
+        ...onPortfolio(portfolioId),
+        query: { field: DETAIL_FIELDS_WITHOUT_DATA.join(',') },
+      },
+      signal,
+    }),
+  );
+  if (!Value.Check(PortfolioDetailSchema, answer)) {
+    throw new Error(`The server answered an incomplete portfolio "${portfolioId}".`);
+  }
+  return answer;
+}
+
+export function createPortfolio(body: CreatePortfolioBody) {
+  return ok(api.POST('/api/v1/portfolio', { body }));
+}
+
+export function updatePortfolio(portfolioId: string, body: UpdatePortfolioBody) {
+  return ok(api.PUT('/api/v1/portfolio/{portfolioId}', { params: onPortfolio(portfolioId), body }));
 }
 
 /** The fields every PUT must carry, taken from what the server last showed. */
@@ -152,23 +161,27 @@ export function fileIdOf(file: FileObject): string | undefined {
   return 'fileId' in file && file.fileId ? file.fileId : 'fileID' in file ? file.fileID : undefined;
 }
 
+const FILE = '/api/v1/portfolio/{portfolioId}/files/{fileId}';
+
 export function updateFileDescription(portfolioId: string, fileId: string, description: string) {
-  return apiRequest<FileObject>('PATCH', filePath(portfolioId, fileId), { body: { description } });
+  return ok(api.PATCH(FILE, { params: onFile(portfolioId, fileId), body: { description } }));
 }
 
 export function deleteFile(portfolioId: string, fileId: string) {
-  return apiRequest<void>('DELETE', filePath(portfolioId, fileId));
+  return ok(api.DELETE(FILE, { params: onFile(portfolioId, fileId) }));
 }
 
+/** Images and downloads are fetched as bytes: `<img src>` cannot carry the session header. */
 export function fetchThumbnail(
   portfolioId: string,
   fileId: string,
   width: number,
   signal?: AbortSignal,
 ) {
-  return apiBlob(`${filePath(portfolioId, fileId)}/thumbnail`, { width }, signal);
+  const params = { ...onFile(portfolioId, fileId), query: { width } };
+  return ok(api.GET(`${FILE}/thumbnail`, { params, parseAs: 'blob', signal }));
 }
 
 export function fetchFile(portfolioId: string, fileId: string, signal?: AbortSignal) {
-  return apiBlob(filePath(portfolioId, fileId), undefined, signal);
+  return ok(api.GET(FILE, { params: onFile(portfolioId, fileId), parseAs: 'blob', signal }));
 }

@@ -1,10 +1,8 @@
-import type { CurrentSession, Session, SignInBody } from '../../../shared';
-import { apiRequest } from './api-client';
-
-const BASE = '/api/v1/appauth';
+import type { SignInBody } from '../../../shared';
+import { anonymousApi, api, done, ok } from './api-client';
 
 export const signIn = (body: SignInBody) =>
-  apiRequest<Session>('POST', BASE, { body, anonymous: true });
+  ok(anonymousApi.POST('/api/v1/appauth', { body }), true);
 export const getCurrentSession = (signal?: AbortSignal) =>
-  apiRequest<CurrentSession>('GET', BASE, { signal });
-export const signOut = () => apiRequest<void>('DELETE', BASE);
+  ok(api.GET('/api/v1/appauth', { signal }));
+export const signOut = () => done(api.DELETE('/api/v1/appauth'));

@@ -1,7 +1,15 @@
 import type { FileSlot } from '../../../shared';
 import { ApiError, NetworkError } from './api-error';
 import { authHeaders, errorFromResponse } from './api-client';
+import type { paths } from './openapi';
 import { type FileObject, portfolioPath } from './portfolio-api';
+
+type JsonOf<Answer> = Answer extends { content: { 'application/json': infer Body } } ? Body : never;
+/** What the three upload operations answer: the File object, in its slot's spelling. */
+type Uploaded =
+  | JsonOf<paths['/api/v1/portfolio/{portfolioId}/cover']['put']['responses'][200]>
+  | JsonOf<paths['/api/v1/portfolio/{portfolioId}/draftingProcess']['post']['responses'][201]>
+  | JsonOf<paths['/api/v1/portfolio/{portfolioId}/additionalDocument']['post']['responses'][201]>;
 
 export interface UploadHandle {
   promise: Promise<FileObject>;
@@ -39,9 +47,10 @@ export function uploadFile(
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     };
     xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
+      if (xhr.status >= 200 && xhr.status < 300 && xhr.responseText) {
         onProgress(1);
-        resolve(xhr.responseText ? (JSON.parse(xhr.responseText) as FileObject) : {});
+        const uploaded: Uploaded = JSON.parse(xhr.responseText);
+        resolve(uploaded);
         return;
       }
       const response = new Response(xhr.responseText || null, {

@@ -1,16 +1,14 @@
-import type { CreateUserBody, UpdateUserBody, User } from '../../../shared';
-import { apiRequest } from './api-client';
+import type { CreateUserBody, UpdateUserBody } from '../../../shared';
+import { api, done, ok } from './api-client';
+import type { components } from './openapi';
 
-const BASE = '/api/v1/users';
+export type UserList = components['schemas']['UserList'];
 
-export interface UserList {
-  lists: User[];
-  total: number;
-}
+const path = (username: string) => ({ params: { path: { username } } });
 
-export const listUsers = (signal?: AbortSignal) => apiRequest<UserList>('GET', BASE, { signal });
-export const createUser = (body: CreateUserBody) => apiRequest<User>('POST', BASE, { body });
+export const listUsers = (signal?: AbortSignal) => ok(api.GET('/api/v1/users', { signal }));
+export const createUser = (body: CreateUserBody) => ok(api.POST('/api/v1/users', { body }));
 export const updateUser = (username: string, body: UpdateUserBody) =>
-  apiRequest<User>('PUT', `${BASE}/${encodeURIComponent(username)}`, { body });
+  ok(api.PUT('/api/v1/users/{username}', { ...path(username), body }));
 export const deleteUser = (username: string) =>
-  apiRequest<void>('DELETE', `${BASE}/${encodeURIComponent(username)}`);
+  done(api.DELETE('/api/v1/users/{username}', path(username)));
