@@ -189,7 +189,9 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       const body = fields ? selectFields(view, fields, record.cover, inline.placeholder) : view;
       const headers = { etag: `"${record.revision}"` };
       if (inline.isEmpty) return withRevision(reply, record).send(body);
-      return sendWithInlineData(reply, reply.serialize(body) as string, inline, {
+      // Serialized by the route's own schema for a JSON 200 (the schemas are per content type).
+      const json = reply.serializeInput(body, '200', 'application/json') as string;
+      return sendWithInlineData(reply, json, inline, {
         blobs: app.blobStore,
         limitBytes: app.config.limits.inlineBytes,
         headers,

@@ -1,10 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureApi } from '../../renderer/src/api/api-client';
-import {
-  DETAIL_FIELDS_WITHOUT_DATA,
-  getPortfolio,
-  listPortfolios,
-} from '../../renderer/src/api/portfolio-api';
 import { fixtures, uploadMultipart } from '../helpers/file-fixtures';
 import { portfolioBody, startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -20,6 +14,7 @@ describe('the renderer never asks for file data', () => {
   let id: string;
   const exchanges: Exchange[] = [];
   const realFetch = globalThis.fetch;
+  let api: typeof import('../../renderer/src/api/portfolio-api');
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -31,11 +26,18 @@ describe('the renderer never asks for file data', () => {
     await uploadMultipart(server, `${base}/additionalDocument`, fixtures.csv(), {
       filename: 'a.csv',
     });
-    configureApi({ getSessionId: () => server.adminSession });
-    // The renderer fetches relative URLs from its own origin: the server's.
+    // The renderer resolves paths against its page's origin (the server's), read when the client
+    // module loads: set it first.
+    Object.defineProperty(globalThis, 'location', {
+      value: { origin: server.url },
+      configurable: true,
+    });
+    const client = await import('../../renderer/src/api/api-client');
+    api = await import('../../renderer/src/api/portfolio-api');
+    client.configureApi({ getSessionId: () => server.adminSession, onUnauthorized: () => {} });
     globalThis.fetch = async (input, init) => {
-      const url = new URL(String(input), server.url);
-      const response = await realFetch(url, init);
+      const url = new URL(input instanceof Request ? input.url : String(input), server.url);
+      const response = await realFetch(input instanceof Request ? input : url, init);
       const text = await response.clone().text();
       exchanges.push({ url, status: response.status, text });
       return response;
@@ -46,6 +48,7 @@ describe('the renderer never asks for file data', () => {
   });
   afterAll(async () => {
     globalThis.fetch = realFetch;
+    Reflect.deleteProperty(globalThis, 'location');
     await server.close();
   });
 
@@ -62,7 +65,7 @@ describe('the renderer never asks for file data', () => {
   };
 
   it('loads the detail (detail and edit pages) with every file but none of their bytes', async () => {
-    const detail = await getPortfolio(id);
+    const detail = await api.getPortfolio(id);
     expectNoData();
     expect(detail.projectTitle).toBe(portfolioBody().projectTitle);
     expect(detail.cover).toMatchObject({ originalFilename: 'c.jpg', mimeType: 'image/jpeg' });
@@ -77,11 +80,11 @@ describe('the renderer never asks for file data', () => {
     // Every other key of the detail is there, as the pages expect it.
     const full = await server.request('GET', `/api/v1/portfolio/${id}`);
     expect(Object.keys(detail).sort()).toEqual(Object.keys(full.body).sort());
-    expect(DETAIL_FIELDS_WITHOUT_DATA.join(',').length).toBeLessThanOrEqual(2000);
+    expect(api.DETAIL_FIELDS_WITHOUT_DATA.join(',').length).toBeLessThanOrEqual(2000);
   });
 
   it('loads gallery pages without cover bytes', async () => {
-    const page = await listPortfolios({ pageSize: 10 });
+    const page = await api.listPortfolios({ pageSize: 10 });
     expectNoData();
     expect(page.lists.find((item) => item.portfolioId === id)?.cover).toBeTruthy();
   });
