@@ -34,6 +34,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Sign-in must not trigger the "session ended" flow on its own 401. */
   anonymous?: boolean;
+  /** Extra request headers, e.g. `If-Match` for a conditional delete. */
+  headers?: Record<string, string>;
 }
 
 export function apiUrl(path: string, query?: Record<string, QueryValue>): string {
@@ -51,7 +53,7 @@ export function authHeaders(): Record<string, string> {
 }
 
 async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   if (!options.anonymous) Object.assign(headers, authHeaders());
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   try {
