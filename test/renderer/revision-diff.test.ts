@@ -124,7 +124,8 @@ describe('labels for the history list', () => {
 
   it('says what kind of change made a revision, and passes an unknown one through', () => {
     expect(commandLabel('save')).toBe('Edited');
-    expect(commandLabel('restore')).toBe('Restored');
+    expect(commandLabel('restore')).toBe('Restored an earlier revision');
+    expect(commandLabel('undelete')).toBe('Restored from the Trash');
     expect(commandLabel('reindex')).toBe('reindex');
   });
 });

@@ -71,7 +71,8 @@ const COMMAND_LABELS: Record<string, string> = {
   deactivate: 'Deactivated',
   file: 'Files changed',
   delete: 'Moved to the Trash',
-  restore: 'Restored',
+  restore: 'Restored an earlier revision',
+  undelete: 'Restored from the Trash',
   migrate: 'Carried over from an older version',
 };
 
