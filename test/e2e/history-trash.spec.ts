@@ -345,7 +345,7 @@ test('deleted again, it waits on the Trash page and comes back from there', asyn
 
 test('an admin purges from the Trash, which then says it is empty', async () => {
   await nav().getByRole('link', { name: 'Trash' }).click();
-  await page.getByRole('button', { name: `Delete for good: ${OTHER_TITLE}` }).click();
+  await page.getByRole('button', { name: `Delete for good ${OTHER_TITLE}` }).click();
   const confirm = page.getByRole('dialog', { name: `Delete “${OTHER_TITLE}” for good?` });
   await expect(confirm).toContainText('This cannot be undone.');
   await confirm.getByRole('button', { name: 'Delete for good' }).click();

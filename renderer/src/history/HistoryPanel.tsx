@@ -95,23 +95,25 @@ function HistoryEntry({
   const changed = entry.command === 'create' ? [] : changedFieldLabels(entry.changedFields);
   return (
     <li className="history-entry">
-      <p className="history-title">
-        <span className="history-revision">Revision {entry.revision}</span>
-        {isCurrent && <span className="badge badge--ok">Current</span>}
-      </p>
-      <p className="history-meta">
-        {commandLabel(entry.command)} by <strong>{entry.modifiedBy}</strong>
-        <br />
-        <time dateTime={new Date(entry.modifiedTime).toISOString()}>
-          {formatDate(entry.modifiedTime)}
-        </time>
-      </p>
-      {changed.length > 0 && (
-        <p className="history-fields">
-          <span className="muted">Changed: </span>
-          {changed.join(', ')}
+      <div className="history-text">
+        <p className="history-title">
+          <span className="history-revision">Revision {entry.revision}</span>
+          {isCurrent && <span className="badge badge--ok">Current</span>}
         </p>
-      )}
+        <p className="history-meta">
+          {commandLabel(entry.command)} by <strong>{entry.modifiedBy}</strong>
+          <br />
+          <time dateTime={new Date(entry.modifiedTime).toISOString()}>
+            {formatDate(entry.modifiedTime)}
+          </time>
+        </p>
+        {changed.length > 0 && (
+          <p className="history-fields">
+            <span className="muted">Changed: </span>
+            {changed.join(', ')}
+          </p>
+        )}
+      </div>
       {!isCurrent && (
         <button
           type="button"

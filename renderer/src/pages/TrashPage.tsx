@@ -165,7 +165,7 @@ function TrashRow({ item, onRemoved }: { item: TrashedPortfolio; onRemoved(): vo
             disabled={busy}
             onClick={() => setConfirmingPurge(true)}
           >
-            Delete for good<span className="visually-hidden">: {title}</span>
+            Delete for good<span className="visually-hidden"> {title}</span>
           </button>
         )}
       </div>
