@@ -6,6 +6,7 @@ import {
   commandLabel,
   compareRevisions,
   fieldLabel,
+  fileIdsOf,
 } from '../../renderer/src/history/revision-diff';
 
 const file = (fileID: string, md5: string, description = '') => ({
@@ -98,6 +99,14 @@ describe('comparing a revision with the current one', () => {
     ] as const) {
       expect(keys).toContain(key);
     }
+  });
+});
+
+describe('files the current version has', () => {
+  it('collects the cover, drafting and document ids, whichever spelling of the id key', () => {
+    const detail = { ...base, additionalDocument: [file('doc', '44')] };
+    expect([...fileIdsOf(detail)].sort()).toEqual(['c1', 'd1', 'd2', 'doc']);
+    expect([...fileIdsOf({ ...base, cover: null, draftingProcess: [] })]).toEqual([]);
   });
 });
 

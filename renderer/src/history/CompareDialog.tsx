@@ -6,7 +6,7 @@ import { useModalDialog } from '../components/use-modal-dialog';
 import { formatDate } from '../lib/format';
 import { RestoreRevision } from './RestoreRevision';
 import { RevisionValue } from './RevisionValue';
-import { commandLabel, compareRevisions } from './revision-diff';
+import { commandLabel, compareRevisions, fileIdsOf } from './revision-diff';
 import { useRevision } from './use-revisions';
 
 interface CompareDialogProps {
@@ -58,6 +58,7 @@ function CompareBody({
   const differing = comparison.filter((field) => field.differs).length;
   const rows = onlyDifferences ? comparison.filter((field) => field.differs) : comparison;
   const currentLabel = `Current (revision ${current.revision})`;
+  const servedFileIds = fileIdsOf(current);
 
   return (
     <>
@@ -116,6 +117,7 @@ function CompareBody({
                         portfolioId={current.portfolioId}
                         kind={field.kind}
                         value={older.data[field.key]}
+                        servedFileIds={servedFileIds}
                       />
                     </td>
                     <td>
@@ -123,6 +125,7 @@ function CompareBody({
                         portfolioId={current.portfolioId}
                         kind={field.kind}
                         value={current[field.key]}
+                        servedFileIds={servedFileIds}
                       />
                     </td>
                   </tr>

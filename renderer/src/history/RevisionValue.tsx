@@ -9,10 +9,15 @@ interface RevisionValueProps {
   portfolioId: string;
   kind: FieldKind;
   value: PortfolioDetail[keyof PortfolioDetail];
+  /**
+   * Files the server serves thumbnails of: those of the current revision. A file only an older
+   * revision has is shown by name until it is restored.
+   */
+  servedFileIds: ReadonlySet<string>;
 }
 
 /** One field of one revision, as a person reads it; files by name and thumbnail, never bytes. */
-export function RevisionValue({ portfolioId, kind, value }: RevisionValueProps) {
+export function RevisionValue({ portfolioId, kind, value, servedFileIds }: RevisionValueProps) {
   switch (kind) {
     case 'flag':
       return <span>{value ? 'Yes' : 'No'}</span>;
@@ -33,14 +38,18 @@ export function RevisionValue({ portfolioId, kind, value }: RevisionValueProps) 
       return value ? <SanitizedHtml html={value as string} className="compare-html" /> : <Empty />;
     case 'cover':
       return value ? (
-        <FileList portfolioId={portfolioId} files={[value as FileObject]} />
+        <FileList
+          portfolioId={portfolioId}
+          files={[value as FileObject]}
+          servedFileIds={servedFileIds}
+        />
       ) : (
         <Empty text="No cover" />
       );
     case 'files': {
       const files = (value as FileObject[] | undefined) ?? [];
       return files.length ? (
-        <FileList portfolioId={portfolioId} files={files} />
+        <FileList portfolioId={portfolioId} files={files} servedFileIds={servedFileIds} />
       ) : (
         <Empty text="No files" />
       );
@@ -54,15 +63,24 @@ function Empty({ text = 'Empty' }: { text?: string }) {
   return <span className="muted">({text.toLowerCase()})</span>;
 }
 
-function FileList({ portfolioId, files }: { portfolioId: string; files: FileObject[] }) {
+function FileList({
+  portfolioId,
+  files,
+  servedFileIds,
+}: {
+  portfolioId: string;
+  files: FileObject[];
+  servedFileIds: ReadonlySet<string>;
+}) {
   return (
     <ul className="compare-files">
       {files.map((file, index) => {
         const fileId = fileIdOf(file);
         const name = file.originalFilename ?? `File ${index + 1}`;
+        const served = fileId !== undefined && servedFileIds.has(fileId);
         return (
           <li key={fileId ?? index} className="compare-file">
-            {isRasterImage(file.mimeType) ? (
+            {served && isRasterImage(file.mimeType) ? (
               <AuthedImage
                 portfolioId={portfolioId}
                 fileId={fileId}
@@ -81,6 +99,7 @@ function FileList({ portfolioId, files }: { portfolioId: string; files: FileObje
                 {formatBytes(file.size)}
                 {file.description ? ` · ${file.description}` : ''}
               </span>
+              {!served && <span className="muted compare-note">Not in the current version</span>}
             </span>
           </li>
         );

@@ -114,6 +114,16 @@ function sameValue(kind: FieldKind, a: unknown, b: unknown): boolean {
   }
 }
 
+/** The ids of every file a version of the portfolio has (cover, drafting, documents). */
+export function fileIdsOf(detail: PortfolioDetail): Set<string> {
+  const files: FileObject[] = [
+    ...(detail.cover ? [detail.cover] : []),
+    ...detail.draftingProcess,
+    ...detail.additionalDocument,
+  ];
+  return new Set(files.map(fileIdOf).filter((id): id is string => id !== undefined));
+}
+
 export interface FieldComparison extends ComparedField {
   differs: boolean;
 }
