@@ -38,6 +38,8 @@ const base: PortfolioDetail = {
   staffPick: false,
   createdDate: 1,
   modifiedTime: 2,
+  createdBy: 'editor',
+  modifiedBy: 'admin',
   published: false,
   active: true,
   revision: 3,

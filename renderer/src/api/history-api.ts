@@ -1,46 +1,12 @@
-import type { PortfolioDetail, PortfolioUpdated } from '../../../shared';
+import type {
+  PageQuery,
+  PortfolioDetail,
+  PortfolioUpdated,
+  RevisionList,
+  TrashList,
+} from '../../../shared';
 import { apiRequest } from './api-client';
 import { portfolioPath } from './portfolio-api';
-
-/** One entry of a portfolio's history (DESIGN §9), newest first. */
-export interface RevisionSummary {
-  revision: number;
-  modifiedTime: number;
-  modifiedBy: string;
-  /** create, save, publish, …, file, restore: what kind of change made this revision. */
-  command: string;
-  /** Top-level record keys this revision changed. */
-  changedFields: string[];
-}
-
-export interface RevisionPage {
-  revisions: RevisionSummary[];
-  total: number;
-  /** `""` on the last page. */
-  nextPageToken: string;
-}
-
-/** A portfolio in the trash. */
-export interface TrashedPortfolio {
-  portfolioId: string;
-  projectTitle: string;
-  category: string;
-  deletedTime: number;
-  deletedBy: string;
-  /** The revision it had when it was deleted. */
-  revision: number;
-}
-
-export interface TrashPage {
-  lists: TrashedPortfolio[];
-  total: number;
-  nextPageToken: string;
-}
-
-export interface PageParams {
-  pageSize?: number;
-  pageToken?: string;
-}
 
 /** A restore answers like PUT; the new revision is part of that shape. */
 export type RestoredPortfolio = PortfolioUpdated;
@@ -54,10 +20,10 @@ function revisionPath(portfolioId: string, revision: number): string {
 
 export function listRevisions(
   portfolioId: string,
-  params: PageParams,
+  params: PageQuery,
   signal?: AbortSignal,
-): Promise<RevisionPage> {
-  return apiRequest<RevisionPage>('GET', `${portfolioPath(portfolioId)}/revisions`, {
+): Promise<RevisionList> {
+  return apiRequest<RevisionList>('GET', `${portfolioPath(portfolioId)}/revisions`, {
     query: { ...params },
     signal,
   });
@@ -93,8 +59,8 @@ export function deletePortfolio(portfolioId: string, revision: number): Promise<
   });
 }
 
-export function listTrash(params: PageParams, signal?: AbortSignal): Promise<TrashPage> {
-  return apiRequest<TrashPage>('GET', TRASH, { query: { ...params }, signal });
+export function listTrash(params: PageQuery, signal?: AbortSignal): Promise<TrashList> {
+  return apiRequest<TrashList>('GET', TRASH, { query: { ...params }, signal });
 }
 
 /** Brings a trashed portfolio back, at a new revision. */

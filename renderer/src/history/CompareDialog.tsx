@@ -1,7 +1,6 @@
 import { useId, useState } from 'react';
-import type { PortfolioDetail } from '../../../shared';
+import type { PortfolioDetail, RevisionSummary } from '../../../shared';
 import { describeError } from '../api/api-error';
-import type { RevisionSummary } from '../api/history-api';
 import { useModalDialog } from '../components/use-modal-dialog';
 import { formatDate } from '../lib/format';
 import { RestoreRevision } from './RestoreRevision';

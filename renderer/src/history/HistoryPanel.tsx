@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import type { PortfolioDetail } from '../../../shared';
+import type { PortfolioDetail, RevisionSummary } from '../../../shared';
 import { describeError } from '../api/api-error';
-import type { RevisionSummary } from '../api/history-api';
 import { formatDate } from '../lib/format';
 import { CompareDialog } from './CompareDialog';
 import { changedFieldLabels, commandLabel } from './revision-diff';

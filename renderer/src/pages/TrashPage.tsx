@@ -2,7 +2,8 @@ import { useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { describeError } from '../api/api-error';
-import { type TrashedPortfolio, purgeFromTrash } from '../api/history-api';
+import type { TrashItem } from '../../../shared';
+import { purgeFromTrash } from '../api/history-api';
 import { queryKeys } from '../api/query-keys';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useDocumentTitle } from '../components/use-document-title';
@@ -97,7 +98,7 @@ export function TrashPage() {
   );
 }
 
-function TrashRow({ item, onRemoved }: { item: TrashedPortfolio; onRemoved(): void }) {
+function TrashRow({ item, onRemoved }: { item: TrashItem; onRemoved(): void }) {
   const user = useUser();
   const queryClient = useQueryClient();
   const toast = useToast();
