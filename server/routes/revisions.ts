@@ -21,7 +21,7 @@ import {
 } from './route-support';
 
 type Params = { portfolioId: string };
-type RevisionParams = { portfolioId: string; revision: number };
+type RevisionParams = { portfolioId: string; revision: string };
 
 const errors = errorResponses(400, 401, 403, 404);
 
@@ -81,7 +81,7 @@ export default async function revisionRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { portfolioId, revision } = request.params;
-      const entry = await service.revision(caller(request).user, portfolioId, revision);
+      const entry = await service.revision(caller(request).user, portfolioId, Number(revision));
       return detailView(entry.snapshot);
     },
   );
@@ -112,7 +112,7 @@ export default async function revisionRoutes(app: FastifyInstance) {
       const record = await service.restoreRevision(
         caller(request).user,
         portfolioId,
-        revision,
+        Number(revision),
         request.body,
         conditionOf(request),
       );

@@ -13,7 +13,8 @@ export const PageQuerySchema = Type.Object(
 
 export const RevisionParamsSchema = Type.Object({
   portfolioId: Type.String({ minLength: 1, maxLength: 64 }),
-  revision: Type.Integer({ minimum: 1 }),
+  // Path parameters are text and validated without coercion: a revision is written in digits.
+  revision: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'A revision number' }),
 });
 
 /** One kept revision: who made it, when, with which command, and which fields it changed. */
