@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import {
   type APIRequestContext,
   type Page,
@@ -14,6 +15,7 @@ import {
   expectAccessible,
   makePdf,
   makePng,
+  SCREENSHOT_DIR,
   screenshot,
 } from './support';
 
@@ -73,6 +75,25 @@ async function signIn(username: string, password: string) {
 async function signOut() {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+}
+
+/** Toasts of earlier steps would cover what a screenshot is for. */
+async function dismissToasts() {
+  const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
+  // One may time out by itself meanwhile; what stays must go when asked.
+  for (const button of await dismiss.all()) {
+    await button.click({ timeout: 2000 }).catch(() => undefined);
+  }
+  await page.mouse.move(0, 0);
+  await expect(dismiss).toHaveCount(0);
+}
+
+/** What the window shows, dialog and dimmed page alike (a full-page shot cuts the backdrop). */
+async function windowScreenshot(name: string, docsCopy: string) {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const path = `${SCREENSHOT_DIR}/${name}.png`;
+  await page.screenshot({ path, animations: 'disabled' });
+  await copyFile(path, `docs/${docsCopy}`);
 }
 
 const history = () => page.getByRole('region', { name: /^History/ });
@@ -231,10 +252,10 @@ test('compare shows a past revision beside the current one, differences marked',
   await expect(row('Cover').getByRole('cell').last().locator('img')).toBeVisible();
   await expect(row('Drafting process')).toContainText('The first gather on the pipe');
 
+  await expectAccessible(page, 'compare dialog');
+  await windowScreenshot('h2-compare', 'screenshot-compare.png');
   await dialog.getByLabel('Only fields that differ').check();
   await expect(dialog.getByRole('row')).toHaveCount(5); // the header and four fields
-  await expectAccessible(page, 'compare dialog');
-  await screenshot(page, 'h2-compare', 'screenshot-compare.png');
 
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
@@ -334,6 +355,7 @@ test('deleted again, it waits on the Trash page and comes back from there', asyn
   await expect(rows.last()).toContainText(`${CATEGORY} · deleted`);
   await expect(rows.last()).toContainText(`by ${ADMIN.username}`);
   await expectAccessible(page, 'trash');
+  await dismissToasts();
   await screenshot(page, 'h3-trash', 'screenshot-trash.png');
 
   await page.getByRole('button', { name: `Restore ${TITLE}` }).click();
@@ -354,6 +376,7 @@ test('an admin purges from the Trash, which then says it is empty', async () => 
   await expect(page.getByText(`“${OTHER_TITLE}” was deleted for good.`)).toBeVisible();
   await expect(page.getByRole('heading', { name: 'The Trash is empty' })).toBeVisible();
   await expectAccessible(page, 'empty trash');
+  await dismissToasts();
   await screenshot(page, 'h4-trash-empty');
   const purged = await api.post(`/api/v1/trash/${otherId}/restore`, {
     headers: { Authorization: adminSession },
