@@ -271,6 +271,12 @@ test('restore asks first, and a conflicting change is reported with a reload', a
   const confirm = page.getByRole('dialog', { name: 'Restore revision 8?' });
   await expect(confirm).toContainText('a new revision, 12');
   await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  // Escape leaves the question, not the comparison under it.
+  await page.keyboard.press('Escape');
+  await expect(confirm).toBeHidden();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Restore revision 8' })).toBeFocused();
+  await page.keyboard.press('Enter');
 
   // Meanwhile the colleague saves: the restore must not overwrite that unseen.
   await apiUpdatePortfolio(api, editorSession, portfolioId, {

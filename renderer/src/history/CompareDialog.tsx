@@ -27,6 +27,9 @@ export function CompareDialog({ entry, current, canRestore, onClose }: CompareDi
       className="dialog dialog--compare"
       aria-labelledby={titleId}
       onCancel={(event) => {
+        // React bubbles `cancel` from the restore dialogs inside this one: Escape there closes
+        // only them.
+        if (event.target !== event.currentTarget) return;
         event.preventDefault();
         onClose();
       }}

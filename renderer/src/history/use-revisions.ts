@@ -16,11 +16,10 @@ export function useRevisions(portfolioId: string) {
 }
 
 /** One revision as it was: a past revision never changes, so it is fetched once. */
-export function useRevision(portfolioId: string, revision: number | null) {
+export function useRevision(portfolioId: string, revision: number) {
   return useQuery({
-    queryKey: queryKeys.revision(portfolioId, revision ?? 0),
-    queryFn: ({ signal }) => getRevision(portfolioId, revision ?? 0, signal),
-    enabled: revision !== null,
+    queryKey: queryKeys.revision(portfolioId, revision),
+    queryFn: ({ signal }) => getRevision(portfolioId, revision, signal),
     staleTime: Infinity,
   });
 }
