@@ -4,15 +4,12 @@ import {
   type FileSlot,
   type ListFile,
   type PortfolioCreated,
-  type ChangeStamps,
   type PortfolioDetail,
   type PortfolioRecord,
   type PortfolioUpdated,
   type StoredFile,
+  type StoredPortfolioRecord,
 } from '../../shared';
-
-/** A record as the repository keeps it: the portfolio and who created and last changed it. */
-export type StoredRecord = PortfolioRecord & ChangeStamps;
 
 function pick<T, K extends keyof T>(record: T, keys: readonly K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<T, K>;
@@ -65,7 +62,7 @@ const ALL_FILE_DATA: FileDataSelection = {
  * read one after another, so a portfolio of many large files does not hold them all twice.
  */
 export async function detailViewWithData(
-  record: StoredRecord,
+  record: StoredPortfolioRecord,
   blobs: BlobReader,
   select: FileDataSelection = ALL_FILE_DATA,
 ): Promise<PortfolioDetail> {
@@ -90,7 +87,7 @@ export async function detailViewWithData(
  * The detail answer, with the interface's spellings (`oboutProject`, `createdDate`, `fileID`).
  * Every other key is the record's own; `seq` belongs to the change feed only.
  */
-export function detailView(record: StoredRecord): PortfolioDetail {
+export function detailView(record: StoredPortfolioRecord): PortfolioDetail {
   const {
     aboutProject,
     createdTime,

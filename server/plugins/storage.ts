@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { UserRepository } from '../repositories/user-repository';
-import { LegacyPortfolioRepository } from '../repositories/portfolio-repository';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
 import { Store, type StoreOptions } from '../storage/store';
@@ -12,8 +11,6 @@ declare module 'fastify' {
     userRepository: UserRepository;
     /** The one write path for portfolios (DESIGN §9). */
     portfolios: PortfolioRepository;
-    /** @deprecated The routes' old path, until they go through PortfolioService. */
-    portfolioRepository: LegacyPortfolioRepository;
   }
 }
 
@@ -36,7 +33,6 @@ export default fp(
       'portfolios',
       await EmbeddedPortfolioRepository.open(store, { history: app.config.history.enabled }),
     );
-    app.decorate('portfolioRepository', new LegacyPortfolioRepository(store));
   },
   { name: 'storage' },
 );

@@ -53,8 +53,8 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
 
   /** Role, visibility, category and room in the list, before a byte of the body is read. */
   const authorizeUpload = (slot: FileSlot) =>
-    authorizeBeforeBody<Params>((user, params) =>
-      service.authorizeUpload(user, params.portfolioId, slot),
+    authorizeBeforeBody<Params>((user, params, request) =>
+      service.authorizeUpload(user, params.portfolioId, slot, conditionOf(request)),
     );
 
   const route = (slot: FileSlot, status: 200 | 201) => ({

@@ -38,10 +38,10 @@ export function withRevision(reply: FastifyReply, record: { revision: number }):
  * body is read. Params the route's schema refuses are left to validation, which answers 400 next.
  */
 export function authorizeBeforeBody<Params>(
-  check: (user: Caller, params: Params) => Promise<unknown>,
+  check: (user: Caller, params: Params, request: FastifyRequest) => Promise<unknown>,
 ): onRequestHookHandler {
   return async function authorize(request) {
     if (request.getValidationFunction('params')?.(request.params) === false) return;
-    await check(caller(request).user, request.params as Params);
+    await check(caller(request).user, request.params as Params, request);
   };
 }

@@ -198,9 +198,16 @@ export class PortfolioService {
     return entry;
   }
 
-  /** A full list refuses another file before any of its bytes are read. */
-  async authorizeUpload(user: Caller, portfolioId: string, slot: FileSlot): Promise<void> {
-    assertRoom(await this.authorizeChange(user, portfolioId), slot, this.limits.filesPerList);
+  /** A full list, or a stale If-Match, refuses another file before any of its bytes are read. */
+  async authorizeUpload(
+    user: Caller,
+    portfolioId: string,
+    slot: FileSlot,
+    condition: Condition = {},
+  ): Promise<void> {
+    const current = await this.authorizeChange(user, portfolioId);
+    assertExpected(current, expectedRevision({}, condition.ifMatch));
+    assertRoom(current, slot, this.limits.filesPerList);
   }
 
   // ---- Changes ----
@@ -249,6 +256,7 @@ export class PortfolioService {
     let release: (() => void) | undefined;
     let committed = false;
     try {
+      const expected = expectedRevision({}, condition.ifMatch);
       // The file is written; its inspection, the last of its hashing and its fsync may still be
       // running. Adopting waits for the fsync.
       const inspection = await upload.inspection;
@@ -270,7 +278,6 @@ export class PortfolioService {
         dimention: inspection.dimention,
       };
       let replaced: StoredFile | null = null;
-      const expected = expectedRevision({}, condition.ifMatch);
       const record = await this.change(user, portfolioId, expected, (current) => {
         assertRoom(current, slot, this.limits.filesPerList);
         const added = withAddedFile(current, slot, file, this.now());

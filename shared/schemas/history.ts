@@ -24,7 +24,7 @@ export const RevisionSummarySchema = Type.Object({
   modifiedBy: Type.String(),
   command: Type.String({
     description:
-      'create, save, publish, unpublish, activate, deactivate, file, restore (a revision) or undelete (from the trash)',
+      'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate',
   }),
   changedFields: Type.Array(Type.String(), { description: 'Top-level keys this revision changed' }),
 });

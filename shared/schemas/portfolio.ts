@@ -71,6 +71,9 @@ export const ChangeStampsSchema = Type.Object({
   modifiedBy: Type.String({ description: 'Username that made the last change' }),
 });
 
+/** The portfolio as a repository keeps it: the record and its change stamps. */
+export const StoredPortfolioSchema = Type.Composite([PortfolioRecordSchema, ChangeStampsSchema]);
+
 const record = PortfolioRecordSchema.properties;
 
 /** Optional in a body, and an explicit `null` clears the field (DESIGN §3). */
@@ -348,6 +351,7 @@ export type CreatePortfolioBody = Static<typeof CreatePortfolioBodySchema>;
 export type UpdatePortfolioBody = Static<typeof UpdatePortfolioBodySchema>;
 export type PortfolioRecord = Static<typeof PortfolioRecordSchema>;
 export type ChangeStamps = Static<typeof ChangeStampsSchema>;
+export type StoredPortfolioRecord = Static<typeof StoredPortfolioSchema>;
 export type ConditionalBody = Static<typeof ConditionalBodySchema>;
 export type PortfolioCreated = Static<typeof PortfolioCreatedSchema>;
 export type PortfolioUpdated = Static<typeof PortfolioUpdatedSchema>;

@@ -144,6 +144,21 @@ describe('file changes are portfolio updates', () => {
     expect(await blobFiles(server)).toHaveLength(1);
   });
 
+  it('refuses an upload with a stale If-Match before reading its bytes', async () => {
+    // A small file limit: bytes that were read would answer 413.
+    server = await startTestServer({ limits: { fileBytes: 1024 } });
+    const id = await newPortfolio();
+    await server.request('PUT', `/api/v1/portfolio/${id}`, { body: portfolioBody() });
+    const big = Buffer.alloc(64 * 1024, 1);
+    const stale = await uploadMultipart(server, `/api/v1/portfolio/${id}/draftingProcess`, big, {
+      headers: { 'if-match': '"1"' },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('REVISION_CONFLICT');
+    expect((await detail(id)).revision).toBe(2);
+    expect(await blobFiles(server)).toEqual([]);
+  });
+
   it('stores identical content once and removes a blob with its last reference', async () => {
     // Without history: a kept revision would otherwise still refer to the removed files.
     server = await startTestServer({ history: { enabled: false } });

@@ -176,7 +176,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
       const present = new Set(seen);
       expect([...acknowledged.keys()].filter((id) => !present.has(id))).toEqual([]);
       for (const [id, expected] of acknowledged) {
-        const stored = server.app.portfolioRepository.get(id)!;
+        const stored = (await server.app.portfolios.get(id))!;
         expect(stored.revision).toBeGreaterThanOrEqual(expected.revision);
         if (stored.revision === expected.revision)
           expect(stored.projectDetail).toBe(expected.projectDetail);

@@ -5,9 +5,9 @@
  * resolved, i.e. once it is durable. Usage:
  * node --import tsx test/server/storage-history-crash-child.ts <dataDir> <seed> <compactMinBytes>
  */
-import type { PortfolioRecord } from '../../shared';
 import { EmbeddedPortfolioRepository } from '../../server/storage/embedded-portfolio-repository';
 import { Store } from '../../server/storage/store';
+import { portfolioRecord } from '../helpers/portfolio-record';
 
 const [dataDir, seedText, compactMinBytes] = process.argv.slice(2);
 if (!dataDir || !seedText || !compactMinBytes) throw new Error('usage: <dataDir> <seed> <bytes>');
@@ -30,35 +30,9 @@ const store = await Store.open({ dataDir, compactMinBytes: Number(compactMinByte
 const repository = await EmbeddedPortfolioRepository.open(store);
 const meta = (command: string) => ({ by: 'crash', time: Date.now(), command, changedFields: [] });
 
-function newRecord(portfolioId: string): PortfolioRecord {
-  const now = Date.now();
-  return {
-    portfolioId,
-    memberBarcode: 'M1',
-    category: 'Art',
-    relativeCategory: [],
-    projectTitle: portfolioId,
-    aboutProject: '',
-    // ~1 KB a record: the journal passes the snapshot threshold many times a run.
-    projectDetail: `${portfolioId} `.repeat(100),
-    projectLanuching: '',
-    readyToBuy: '',
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: [],
-    certificateDesc: '',
-    staffPick: false,
-    cover: null,
-    draftingProcess: [],
-    additionalDocument: [],
-    createdTime: now,
-    modifiedTime: now,
-    published: true,
-    active: true,
-    revision: 1,
-  };
-}
+// ~1 KB a record: the journal passes the snapshot threshold many times a run.
+const newRecord = (portfolioId: string) =>
+  portfolioRecord(portfolioId, { projectDetail: `${portfolioId} `.repeat(100) });
 
 const ack = (op: string, portfolioId: string, revision: number, seq: number) =>
   process.stdout.write(`ACK ${JSON.stringify({ op, portfolioId, revision, seq })}\n`);
