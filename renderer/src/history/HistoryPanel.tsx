@@ -14,7 +14,7 @@ interface HistoryPanelProps {
 
 /** Who changed what and when, newest first, each past revision one click from a comparison. */
 export function HistoryPanel({ detail, canRestore }: HistoryPanelProps) {
-  const history = useRevisions(detail.portfolioId);
+  const history = useRevisions(detail.portfolioId, detail.revision);
   const [comparing, setComparing] = useState<RevisionSummary | null>(null);
   const entries = history.data?.pages.flatMap((page) => page.revisions) ?? [];
   const total = history.data?.pages[0]?.total;

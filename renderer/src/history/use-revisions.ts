@@ -4,14 +4,19 @@ import { queryKeys } from '../api/query-keys';
 
 export const HISTORY_PAGE_SIZE = 10;
 
-/** A portfolio's history, newest first, one page more on each `fetchNextPage`. */
-export function useRevisions(portfolioId: string) {
+/**
+ * A portfolio's history up to `currentRevision`, newest first, one page more on each
+ * `fetchNextPage`. The previous list of the same portfolio stays on screen while a newer one loads.
+ */
+export function useRevisions(portfolioId: string, currentRevision: number) {
   return useInfiniteQuery({
-    queryKey: queryKeys.revisions(portfolioId),
+    queryKey: queryKeys.revisions(portfolioId, currentRevision),
     queryFn: ({ pageParam, signal }) =>
       listRevisions(portfolioId, { pageSize: HISTORY_PAGE_SIZE, pageToken: pageParam }, signal),
     initialPageParam: '',
     getNextPageParam: (last) => last.nextPageToken || undefined,
+    placeholderData: (previous, previousQuery) =>
+      previousQuery?.queryKey[2] === portfolioId ? previous : undefined,
   });
 }
 
