@@ -33,6 +33,8 @@ const BARCODE = 'G-2024-007';
 const DETAIL = 'Blown glass vessels, made in a lakeside studio.';
 const EDITOR = { username: 'glass-editor', password: 'glass-editor-password' };
 const VIEWER = { username: 'glass-viewer', password: 'glass-viewer-password' };
+/** An editor of another category: may read the history, not restore or delete. */
+const OUTSIDER = { username: 'lamp-editor', password: 'lamp-editor-password' };
 const OTHER_TITLE = 'Discontinued Bottle Range';
 
 let page: Page;
@@ -118,6 +120,7 @@ test.beforeAll(async ({ browser }) => {
   for (const user of [
     { ...EDITOR, role: 'editor', allowEdit: [CATEGORY] },
     { ...VIEWER, role: 'viewer' },
+    { ...OUTSIDER, role: 'editor', allowEdit: ['Lighting'] },
   ]) {
     await apiCall('post', '/api/v1/users', adminSession, { data: user });
   }
@@ -390,6 +393,22 @@ test('an admin purges from the Trash, which then says it is empty', async () => 
     headers: { Authorization: adminSession },
   });
   expect(purged.status()).toBe(404);
+});
+
+test('an editor of another category reads the history but may not restore or delete', async () => {
+  await signOut();
+  await page.goto(`/portfolios/${portfolioId}`);
+  await signIn(OUTSIDER.username, OUTSIDER.password);
+  await expect(page.getByRole('heading', { name: TITLE, level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Delete', exact: true })).toHaveCount(0);
+  await history()
+    .getByRole('button', { name: 'Compare revision 11 with the current version' })
+    .click();
+  const dialog = page.getByRole('dialog', { name: 'Revision 11 and the current version' });
+  await expect(dialog.getByRole('row', { name: /^Project title/ })).toContainText('differs');
+  await expect(dialog.getByRole('button', { name: /^Restore/ })).toHaveCount(0);
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(nav().getByRole('link', { name: 'Trash' })).toBeVisible();
 });
 
 test('a viewer sees neither History, Delete nor the Trash', async () => {
