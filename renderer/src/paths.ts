@@ -5,5 +5,6 @@ export const paths = {
   portfolio: (portfolioId: string) => `/portfolios/${encodeURIComponent(portfolioId)}`,
   editPortfolio: (portfolioId: string) => `/portfolios/${encodeURIComponent(portfolioId)}/edit`,
   users: () => '/users',
+  trash: () => '/trash',
   settings: () => '/settings',
 };

@@ -7,6 +7,7 @@ import { PortfolioCreatePage } from './pages/PortfolioCreatePage';
 import { PortfolioDetailPage } from './pages/PortfolioDetailPage';
 import { PortfolioEditPage } from './pages/PortfolioEditPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { TrashPage } from './pages/TrashPage';
 import { UsersPage } from './pages/UsersPage';
 
 // A data router: the unsaved-changes guard needs useBlocker, which only works with one.
@@ -20,6 +21,7 @@ export const router = createBrowserRouter([
       { path: 'portfolios/:portfolioId', element: <PortfolioDetailPage /> },
       { path: 'portfolios/:portfolioId/edit', element: <PortfolioEditPage /> },
       { path: 'users', element: <UsersPage /> },
+      { path: 'trash', element: <TrashPage /> },
       // The desktop shell fills this slot with LAN sharing settings.
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <NotFoundPage /> },

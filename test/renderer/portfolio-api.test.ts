@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type * as PortfolioApiModule from '../../renderer/src/api/portfolio-api';
 import { fixtures, uploadMultipart } from '../helpers/file-fixtures';
 import { portfolioBody, startTestServer, type TestServer } from '../helpers/test-server';
+
+type PortfolioApi = typeof PortfolioApiModule;
 
 /** The renderer's requests, sent to a real server: what it asked and what came back. */
 interface Exchange {
@@ -14,7 +17,7 @@ describe('the renderer never asks for file data', () => {
   let id: string;
   const exchanges: Exchange[] = [];
   const realFetch = globalThis.fetch;
-  let api: typeof import('../../renderer/src/api/portfolio-api');
+  let api: PortfolioApi;
 
   beforeAll(async () => {
     server = await startTestServer();

@@ -6,6 +6,13 @@ export const queryKeys = {
   portfolios: ['portfolios'] as const,
   portfolioList: (params: Omit<ListParams, 'pageToken'>) => ['portfolios', 'list', params] as const,
   portfolio: (portfolioId: string) => ['portfolios', 'detail', portfolioId] as const,
+  // Under 'portfolios', so every change that refreshes portfolios refreshes their history too;
+  // keyed by the revision shown, so a change noticed any other way lists itself at once.
+  revisions: (portfolioId: string, currentRevision: number) =>
+    ['portfolios', 'revisions', portfolioId, currentRevision] as const,
+  revision: (portfolioId: string, revision: number) =>
+    ['portfolios', 'revision', portfolioId, revision] as const,
+  trash: ['trash'] as const,
   fileBlob: (portfolioId: string, fileId: string, width: number | 'full') =>
     ['files', portfolioId, fileId, width] as const,
   users: ['users'] as const,

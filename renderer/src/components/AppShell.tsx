@@ -46,6 +46,7 @@ export function AppShell() {
               Gallery
             </NavLink>
             {isStaff(user) && <NavLink to={paths.newPortfolio()}>New portfolio</NavLink>}
+            {isStaff(user) && <NavLink to={paths.trash()}>Trash</NavLink>}
             {isAdmin(user) && <NavLink to={paths.users()}>Users</NavLink>}
             <NavLink to={paths.settings()}>Settings</NavLink>
           </nav>

@@ -10,11 +10,13 @@ import { fileKindLabel, formatBytes, formatDate, isRasterImage } from '../lib/fo
 import { paths } from '../paths';
 import { AdminActions } from '../portfolio/AdminActions';
 import { DownloadButton } from '../portfolio/DownloadButton';
+import { DeletePortfolioButton } from '../history/DeletePortfolioButton';
+import { HistoryPanel } from '../history/HistoryPanel';
 import { FileDetails } from '../portfolio/FileDetails';
 import { Lightbox } from '../portfolio/Lightbox';
 import { StatusBadges } from '../portfolio/StatusBadges';
 import { usePortfolio } from '../portfolio/use-portfolio';
-import { canEditCategory, isAdmin } from '../session/permissions';
+import { canEditCategory, isAdmin, isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
 
 export function PortfolioDetailPage() {
@@ -55,6 +57,7 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
   const [lightboxIndex, setLightboxIndex] = useState<number | null>(null);
   const images = detail.draftingProcess;
   const title = detail.projectTitle;
+  const mayEdit = canEditCategory(user, detail.category);
 
   return (
     <article className="page detail-page">
@@ -72,10 +75,13 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
             staffPick={detail.staffPick}
           />
         </div>
-        {canEditCategory(user, detail.category) && (
-          <Link to={paths.editPortfolio(detail.portfolioId)} className="button button--primary">
-            Edit
-          </Link>
+        {mayEdit && (
+          <div className="button-row">
+            <Link to={paths.editPortfolio(detail.portfolioId)} className="button button--primary">
+              Edit
+            </Link>
+            <DeletePortfolioButton detail={detail} />
+          </div>
         )}
       </header>
 
@@ -219,6 +225,7 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
             )}
           </section>
         </aside>
+        {isStaff(user) && <HistoryPanel detail={detail} canRestore={mayEdit} />}
       </div>
       <Lightbox
         portfolioId={detail.portfolioId}
