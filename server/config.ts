@@ -26,6 +26,20 @@ export interface LimitOptions {
   filesPerList: number;
 }
 
+export interface HistoryOptions {
+  /** Keep superseded revisions. Off keeps only each portfolio's current one. Default on. */
+  enabled: boolean;
+  /** Every revision of the last this many days is kept. Default 90. */
+  keepDays: number;
+  /** And always the newest this many of each portfolio. Default 50. */
+  keepNewest: number;
+}
+
+export interface TrashOptions {
+  /** Deleted portfolios are purged this many days after deletion. Default 30. */
+  keepDays: number;
+}
+
 export interface AppOptions {
   /** Holds the database and the blob store. */
   dataDir: string;
@@ -49,6 +63,8 @@ export interface AppOptions {
    * Default 16 MB; 0 turns the cache off.
    */
   listCacheBytes?: number;
+  history?: Partial<HistoryOptions>;
+  trash?: Partial<TrashOptions>;
 }
 
 export interface ResolvedConfig {
@@ -58,6 +74,8 @@ export interface ResolvedConfig {
   auth: AuthOptions;
   limits: LimitOptions;
   listCacheBytes: number;
+  history: HistoryOptions;
+  trash: TrashOptions;
 }
 
 const MINUTE = 60_000;
@@ -85,5 +103,49 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       ...options.limits,
     },
     listCacheBytes: options.listCacheBytes ?? 16 * MB,
+    history: { enabled: true, keepDays: 90, keepNewest: 50, ...options.history },
+    trash: { keepDays: 30, ...options.trash },
   };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * History and trash settings from the environment (PORTFOLIO_HISTORY=off,
+ * PORTFOLIO_HISTORY_DAYS, PORTFOLIO_HISTORY_KEEP, PORTFOLIO_TRASH_DAYS); unset ones are left to
+ * the defaults. Throws ConfigError naming the variable for a bad value.
+ */
+export function retentionFromEnv(
+  env: Record<string, string | undefined>,
+): Pick<AppOptions, 'history' | 'trash'> {
+  const history: Partial<HistoryOptions> = {};
+  const switchValue = env.PORTFOLIO_HISTORY;
+  if (switchValue !== undefined) {
+    if (!['on', 'off'].includes(switchValue))
+      throw new ConfigError(`PORTFOLIO_HISTORY must be "on" or "off", not "${switchValue}"`);
+    history.enabled = switchValue === 'on';
+  }
+  const days = countFromEnv(env, 'PORTFOLIO_HISTORY_DAYS', 'days', 0);
+  if (days !== undefined) history.keepDays = days;
+  const keep = countFromEnv(env, 'PORTFOLIO_HISTORY_KEEP', 'revisions', 1);
+  if (keep !== undefined) history.keepNewest = keep;
+  const trashDays = countFromEnv(env, 'PORTFOLIO_TRASH_DAYS', 'days', 0);
+  return { history, trash: trashDays === undefined ? {} : { keepDays: trashDays } };
+}
+
+function countFromEnv(
+  env: Record<string, string | undefined>,
+  name: string,
+  unit: string,
+  minimum: number,
+): number | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < minimum || !Number.isSafeInteger(Number(value)))
+    throw new ConfigError(
+      `${name} must be a whole number of ${unit}, ${minimum} or more, not "${value}"`,
+    );
+  return Number(value);
 }

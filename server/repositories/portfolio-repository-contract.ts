@@ -122,6 +122,14 @@ export class RevisionConflictError extends RepositoryError {
   }
 }
 
+/** A page cursor that this backend did not hand out (or of another listing). */
+export class InvalidCursorError extends RepositoryError {
+  override readonly name = 'InvalidCursorError';
+  constructor(readonly cursor: string) {
+    super(`"${cursor}" is not a page token of this list.`);
+  }
+}
+
 /** `changesSince` was asked for a seq older than the oldest tombstone the backend still keeps. */
 export class ResyncRequiredError extends RepositoryError {
   override readonly name = 'ResyncRequiredError';
@@ -191,9 +199,19 @@ export interface PortfolioRepository {
   /** Drops revisions the policy no longer keeps (the current revision is always kept). */
   pruneRevisions(policy: RetentionPolicy): Promise<number>;
 
-  /** Feed: changes after `since`, in seq order, collapsed per portfolio. */
+  /**
+   * Feed: changes after `since`, in seq order, collapsed per portfolio; only durable changes.
+   * Throws ResyncRequiredError when `since` is older than the oldest tombstone still kept.
+   */
   changesSince(since: number, limit: number): Promise<ChangePage>;
+  /**
+   * Forgets tombstones of portfolios purged before `purgedBefore` (keep them at least as long as
+   * the trash keeps portfolios); a `since` below the newest forgotten seq then needs a resync.
+   */
+  forgetTombstones(purgedBefore: number): Promise<number>;
 
   /** sha256 of every blob a live, trashed or kept record references (blob collection). */
   referencedBlobs(): Promise<Set<string>>;
+  /** Whether one blob is referenced now (checked again right before a blob is removed). */
+  isBlobReferenced(sha256: string): Promise<boolean>;
 }

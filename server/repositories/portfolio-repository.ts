@@ -2,8 +2,13 @@ import type { PortfolioRecord } from '../../shared';
 import { ApiError } from '../errors';
 import type { Store } from '../storage/store';
 
-/** Portfolios in the store. Records are immutable: every change saves a new object. */
-export class PortfolioRepository {
+export * from './portfolio-repository-contract';
+
+/**
+ * @deprecated The routes' old write path, kept only until they go through PortfolioService over
+ * the contract (`app.portfolios`); it stamps no seq and keeps no history.
+ */
+export class LegacyPortfolioRepository {
   constructor(private readonly store: Store) {}
 
   get(portfolioId: string): PortfolioRecord | undefined {

@@ -9,8 +9,11 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 export interface BlobStoreOptions {
   /** The blob root, `<dataDir>/blobs`. */
   root: string;
-  /** Does any stored record point at this blob? Derived from the database, never kept here. */
-  isReferenced: (sha256: string) => boolean;
+  /**
+   * Does any stored record (live, trashed or a kept revision) point at this blob? Derived from
+   * the database, never kept here; asked right before a removal.
+   */
+  isReferenced: (sha256: string) => boolean | Promise<boolean>;
   /** Called with every blob removed, so caches derived from it (thumbnails) can go too. */
   onRemoved?: (sha256: string) => Promise<void>;
   /** Resolves once every change committed so far is durable (the store's `idle`). */
@@ -172,36 +175,60 @@ export class BlobStore {
    */
   async sweep(): Promise<{ temp: number; orphans: number }> {
     let temp = 0;
-    let orphans = 0;
     for (const name of await readdir(this.tempDir)) {
       await unlink(join(this.tempDir, name)).catch(() => {});
       temp++;
     }
-    for (const shard of await readdir(this.options.root)) {
-      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
-      for (const rest of await readdir(join(this.options.root, shard))) {
-        const sha = shard + rest;
-        if (!SHA256_HEX.test(sha)) {
-          // A stray temp file of an older layout, or something dropped here by hand.
-          this.options.log?.warn(`Unknown file in the blob store left alone: ${shard}/${rest}`);
-          continue;
-        }
-        if (this.isInUse(sha)) continue;
-        await this.removeBlob(sha);
-        orphans++;
-      }
+    let orphans = 0;
+    for (const sha of await this.stored()) {
+      if (await this.isInUse(sha)) continue;
+      await this.removeBlob(sha);
+      orphans++;
     }
     if (temp + orphans > 0) await syncDirectory(this.tempDir);
     return { temp, orphans };
   }
 
-  private isInUse(sha256: string): boolean {
-    return (this.pins.get(sha256) ?? 0) > 0 || this.options.isReferenced(sha256);
+  /**
+   * Removes every stored blob outside `referenced` (a set taken from the database, e.g. after
+   * retention dropped revisions) that is still unused when its turn comes: each is checked again
+   * under the removal lock, so an upload or commit since the set was taken keeps its blob.
+   */
+  async collectUnreferenced(referenced: ReadonlySet<string>): Promise<number> {
+    await this.options.durable?.().catch(() => {}); // as in `collect`
+    let removed = 0;
+    for (const sha of await this.stored()) {
+      if (referenced.has(sha)) continue;
+      if (await this.removeIfUnused(sha)) removed++;
+    }
+    return removed;
   }
 
-  private removeIfUnused(sha256: string): Promise<void> {
+  /** The sha256 of every blob on disk. */
+  private async stored(): Promise<string[]> {
+    const found: string[] = [];
+    for (const shard of await readdir(this.options.root)) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const rest of await readdir(join(this.options.root, shard))) {
+        const sha = shard + rest;
+        // A stray temp file of an older layout, or something dropped here by hand.
+        if (SHA256_HEX.test(sha)) found.push(sha);
+        else this.options.log?.warn(`Unknown file in the blob store left alone: ${shard}/${rest}`);
+      }
+    }
+    return found;
+  }
+
+  private async isInUse(sha256: string): Promise<boolean> {
+    return (this.pins.get(sha256) ?? 0) > 0 || (await this.options.isReferenced(sha256));
+  }
+
+  /** Removes the blob if nothing uses it; answers whether it did. */
+  private removeIfUnused(sha256: string): Promise<boolean> {
     return this.serially(async () => {
-      if (!this.isInUse(sha256)) await this.removeBlob(sha256);
+      if (await this.isInUse(sha256)) return false;
+      await this.removeBlob(sha256);
+      return true;
     });
   }
 

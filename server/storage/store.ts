@@ -11,7 +11,15 @@ import {
   type SnapshotData,
 } from './snapshot-file';
 
-export const COLLECTIONS = ['meta', 'users', 'sessions', 'portfolios'] as const;
+export const COLLECTIONS = [
+  'meta',
+  'users',
+  'sessions',
+  'portfolios',
+  'trash',
+  'revisions',
+  'tombstones',
+] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 export type { Op } from './journal';
 
@@ -127,8 +135,11 @@ export class Store {
   }
 
   private async load(): Promise<void> {
+    let found = true;
     try {
-      await this.snapshot.read();
+      const data = await this.snapshotFile.read();
+      if (data) this.snapshot.data = data;
+      else found = false;
     } catch (error) {
       // Every generation is unreadable. While the journal still starts at the very first change,
       // replaying it from an empty base loses nothing; otherwise refuse to open.
@@ -149,7 +160,10 @@ export class Store {
       }
     }
     const lastSeq = entries.at(-1)?.seq ?? snapshot.journalSeq;
-    const migrated = migrate({ ...snapshot, journalSeq: lastSeq, collections });
+    // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
+    // first snapshot only once the journal had grown. Later ones write one at creation (below).
+    const version = found ? snapshot.version : entries.length > 0 ? 1 : SCHEMA_VERSION;
+    const migrated = migrate({ version, journalSeq: lastSeq, collections });
     for (const name of COLLECTIONS) {
       const map = this.maps.get(name)!;
       const records = migrated.collections[name] ?? {};
@@ -160,10 +174,10 @@ export class Store {
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
     await this.journal.startSegment(lastSeq + 1);
-    if (migrated.version !== snapshot.version) {
-      this.options.log.info(
-        `Migrated the database from version ${snapshot.version} to ${migrated.version}`,
-      );
+    if (migrated.version !== version) {
+      this.options.log.info(`Migrated the database from version ${version} to ${migrated.version}`);
+    }
+    if (migrated.version !== version || !found) {
       this.compactRequested = true;
       this.scheduleCompaction();
       await this.idle();
