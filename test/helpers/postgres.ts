@@ -12,11 +12,12 @@ export const POSTGRES_URL =
 /** With PORTFOLIO_TEST_POSTGRES=require (CI), an unreachable server fails the run instead. */
 const REQUIRED = process.env.PORTFOLIO_TEST_POSTGRES === 'require';
 
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
+/** The URL of database `name` on the test server (which need not exist). */
+export function databaseUrl(name: string): string {
+  const parsed = new URL(POSTGRES_URL);
+  parsed.pathname = `/${name}`;
   return parsed.toString();
-};
+}
 
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 5000 });
@@ -57,7 +58,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
   return {
     name,
-    url: withDatabase(POSTGRES_URL, name),
+    url: databaseUrl(name),
     drop: async () => {
       await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
