@@ -154,19 +154,34 @@ const orderClause = (order: readonly OrderTerm[], table = '') =>
     `${table}portfolio_id ASC`,
   ].join(', ');
 
+/** A total counted before, valid while the library is still at that seq. */
+export interface KnownTotal {
+  seq: number;
+  total: number;
+}
+
 /**
- * One statement, so the page and its total come from one snapshot: the total of all matches,
- * and `limit + 1` matches after the cursor (the extra one says whether more follow).
+ * One statement, so the page, its total and the seq they belong to come from one snapshot: the
+ * total of all matches, and `limit + 1` matches after the cursor (the extra one says whether more
+ * follow). Every change to a live portfolio moves the library's seq, so a total counted at the
+ * seq the library is still at is still right, on any instance: the count then never runs (an
+ * uncorrelated subquery in a CASE branch is evaluated only when that branch is taken).
  */
-export function listStatement(request: ListRequest): { text: string; values: unknown[] } {
+export function listStatement(
+  request: ListRequest,
+  known: KnownTotal | undefined,
+): { text: string; values: unknown[] } {
   const p = new Parameters();
   const where = whereClause(request, p);
   const after = request.after ? ` AND ${afterClause(request.order, request.after, p)}` : '';
   const limit = p.add(request.limit + 1);
   const sortColumns = request.order.map((term) => SORT_COLUMNS[term.key]);
   const text = `
-    SELECT counted.total, page.record
-    FROM (SELECT count(*) AS total FROM portfolios WHERE ${where}) counted
+    SELECT library.seq,
+      CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
+        ELSE (SELECT count(*) FROM portfolios WHERE ${where}) END AS total,
+      page.record
+    FROM library
     LEFT JOIN LATERAL (
       SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
       FROM portfolios
@@ -178,10 +193,13 @@ export function listStatement(request: ListRequest): { text: string; values: unk
   return { text, values: p.values };
 }
 
-export function listPage(
-  rows: ReadonlyArray<{ total: number; record: PortfolioRecord | null }>,
-  request: ListRequest,
-): ListPage {
+export interface ListRow {
+  seq: number;
+  total: number;
+  record: PortfolioRecord | null;
+}
+
+export function listPage(rows: readonly ListRow[], request: ListRequest): ListPage {
   const matches = rows.flatMap((row) => (row.record ? [row.record] : []));
   const items = matches.slice(0, request.limit);
   const more = matches.length > request.limit;

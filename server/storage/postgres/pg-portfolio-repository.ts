@@ -18,7 +18,16 @@ import {
   type TrashEntry,
 } from '../../repositories/portfolio-repository-contract';
 import { filesOf } from '../blob-references';
-import { Parameters, listPage, listStatement, textSortValue, utf16Key } from './list-sql';
+import { Lru } from '../../repositories/lru';
+import {
+  Parameters,
+  listPage,
+  listStatement,
+  textSortValue,
+  utf16Key,
+  type KnownTotal,
+  type ListRow,
+} from './list-sql';
 
 export interface PgRepositoryOptions {
   /** Keep superseded revisions (default). Off: only each portfolio's current revision is kept. */
@@ -27,6 +36,7 @@ export interface PgRepositoryOptions {
 
 /** Portfolios purged or pruned per transaction: short transactions, short waits for writers. */
 const BATCH = 200;
+const MAX_CACHED_TOTALS = 64;
 
 const TRASH_COLUMNS = `portfolio_id AS "portfolioId", project_title AS "projectTitle", category,
   deleted_time AS "deletedTime", deleted_by AS "deletedBy", revision, seq, snapshot`;
@@ -54,8 +64,17 @@ type Write = (p: Parameters) => string;
  *   the blobs referenced are exactly those its rows name.
  * - Jobs that do not take a seq (retention, forgetting tombstones) lock the library row too, so
  *   every writer takes its row locks in the same order and none can deadlock another.
+ * - Within one instance, writing transactions also run one at a time, in call order: they would
+ *   wait for each other on the library row anyway, and waiting here instead keeps a burst of
+ *   writes from holding every pooled connection while reads need one. Across instances the
+ *   library row orders them.
  */
 export class PgPortfolioRepository implements PortfolioRepository {
+  /** Totals per filter and visibility, each with the seq it was counted at. */
+  private readonly totals = new Lru<KnownTotal>(MAX_CACHED_TOTALS);
+  /** The last writing transaction of this instance settles here. */
+  private writes: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly pool: pg.Pool,
     readonly libraryId: string,
@@ -80,12 +99,12 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async query(request: ListRequest): Promise<ListPage> {
-    const { text, values } = listStatement(request);
-    const { rows } = await this.pool.query<{ total: number; record: PortfolioRecord | null }>(
-      text,
-      values,
-    );
-    return listPage(rows, request);
+    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}`;
+    const { text, values } = listStatement(request, this.totals.use(key));
+    const { rows } = await this.pool.query<ListRow>(text, values);
+    const page = listPage(rows, request);
+    this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
+    return page;
   }
 
   insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
@@ -204,7 +223,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   async purge(options: { deletedBefore?: number; portfolioId?: string }): Promise<string[]> {
     const purged: string[] = [];
     for (;;) {
-      const batch = await this.transaction(async (client) => {
+      const batch = await this.writing(async (client) => {
         const { rows: library } = await client.query<{ seq: number }>(
           'SELECT seq FROM library FOR UPDATE',
         );
@@ -274,7 +293,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
     let removed = 0;
     for (let start = 0; start < rows.length; start += BATCH) {
       const ids = rows.slice(start, start + BATCH).map((row) => row.portfolio_id);
-      removed += await this.transaction(async (client) => {
+      removed += await this.writing(async (client) => {
         await client.query('SELECT 1 FROM library FOR UPDATE');
         const result = await client.query(
           `DELETE FROM revisions r
@@ -332,7 +351,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   forgetTombstones(purgedBefore: number): Promise<number> {
-    return this.transaction(async (client) => {
+    return this.writing(async (client) => {
       await client.query('SELECT 1 FROM library FOR UPDATE');
       const { rows } = await client.query<{ forgotten: number }>(
         `WITH gone AS (DELETE FROM tombstones WHERE purged_time < $1 RETURNING seq),
@@ -363,12 +382,19 @@ export class PgPortfolioRepository implements PortfolioRepository {
 
   /** Runs `work` in a transaction holding the next seq; see the class invariants. */
   private change<T>(work: (client: pg.PoolClient, seq: number) => Promise<T>): Promise<T> {
-    return this.transaction(async (client) => {
+    return this.writing(async (client) => {
       const { rows } = await client.query<{ seq: number }>(
         'UPDATE library SET seq = seq + 1 RETURNING seq',
       );
       return work(client, rows[0]!.seq);
     });
+  }
+
+  /** A writing transaction, after this instance's earlier ones (see the class invariants). */
+  private writing<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const run = this.writes.then(() => this.transaction(work));
+    this.writes = run.catch(() => {});
+    return run;
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {

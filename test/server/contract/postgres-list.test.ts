@@ -188,6 +188,28 @@ describe.skipIf(unavailable)(SUITE, () => {
     },
   );
 
+  it('recounts a total once another instance changed the library', async () => {
+    const other = await PgPortfolioRepository.open(database.pool);
+    const scope = listScope(parseOrderBy(undefined), parseFilter('category:Zoo', 'admin'), false);
+    const before = await postgres.query({ ...scope, after: null, limit: 5 });
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(before.total);
+    const [template] = records(1);
+    await other.insert(
+      { ...template!, portfolioId: 'zoo-extra', category: 'Zoo' },
+      { by: 'bob', time: 1, command: 'create', changedFields: [] },
+    );
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(
+      before.total + 1,
+    );
+    await other.delete('zoo-extra', undefined, {
+      by: 'bob',
+      time: 2,
+      command: 'delete',
+      changedFields: [],
+    });
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(before.total);
+  });
+
   it('answers the records themselves, byte for byte as stored', async () => {
     const [expected] = await walk(embedded, 'projectTitle', undefined, 'admin', 1000);
     const [actual] = await walk(postgres, 'projectTitle', undefined, 'admin', 1000);

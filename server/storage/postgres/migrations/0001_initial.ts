@@ -56,6 +56,10 @@ export function up(pgm: MigrationBuilder): void {
     CREATE INDEX portfolios_title ON portfolios (title_key, portfolio_id);
     CREATE INDEX portfolios_category_order ON portfolios (category_key, portfolio_id);
     CREATE INDEX portfolios_staff_pick ON portfolios (staff_pick, portfolio_id);
+    -- What viewers see (published and active): their default order, and their total counted
+    -- from this index alone.
+    CREATE INDEX portfolios_visible ON portfolios (created_time, portfolio_id)
+      WHERE published AND active;
     -- Filters: exact keys, array containment, case-insensitive substring of the title.
     CREATE INDEX portfolios_category ON portfolios (category);
     CREATE INDEX portfolios_member_barcode ON portfolios (member_barcode);
