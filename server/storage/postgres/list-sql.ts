@@ -87,8 +87,16 @@ const ARRAY_COLUMNS = {
 } as const;
 const BOOLEAN_COLUMNS = { staffPick: 'staff_pick', published: 'published', active: 'active' };
 
+/**
+ * PostgreSQL text cannot hold NUL (U+0000), so no stored text has one: a lookup for a text with
+ * one matches nothing, and must not be sent (the database would refuse the statement).
+ */
+export const storable = (text: string): boolean => !text.includes('\u0000');
+
 /** One filter key's condition: its values OR (DESIGN §4); null when it constrains nothing. */
-function filterCondition(key: FilterKey, values: readonly string[], p: Parameters): string | null {
+function filterCondition(key: FilterKey, given: readonly string[], p: Parameters): string | null {
+  const values = given.filter(storable);
+  if (values.length === 0) return 'false';
   switch (key) {
     case 'memberBarcode':
     case 'category':

@@ -23,6 +23,7 @@ import {
   Parameters,
   listPage,
   listStatement,
+  storable,
   textSortValue,
   utf16Key,
   type KnownTotal,
@@ -91,6 +92,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async get(portfolioId: string): Promise<StoredPortfolio | undefined> {
+    if (!storable(portfolioId)) return undefined;
     const { rows } = await this.pool.query<{ record: StoredPortfolio }>(
       'SELECT record FROM portfolios WHERE portfolio_id = $1',
       [portfolioId],
@@ -221,6 +223,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async purge(options: { deletedBefore?: number; portfolioId?: string }): Promise<string[]> {
+    if (options.portfolioId !== undefined && !storable(options.portfolioId)) return [];
     const purged: string[] = [];
     for (;;) {
       const batch = await this.writing(async (client) => {
@@ -261,6 +264,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
     cursor: string | null,
   ): Promise<Page<RevisionEntry>> {
     const before = cursor === null ? null : parseCursor(cursor);
+    if (!storable(portfolioId)) return { items: [], total: 0, next: null };
     const { rows } = await this.pool.query<{ total: number; entry: RevisionEntry | null }>(
       `SELECT counted.total, row_to_json(page) AS entry
        FROM (SELECT count(*) AS total FROM revisions WHERE portfolio_id = $1) counted
@@ -276,6 +280,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async revision(portfolioId: string, revision: number): Promise<RevisionEntry | undefined> {
+    if (!storable(portfolioId)) return undefined;
     const { rows } = await this.pool.query<RevisionEntry>(
       `SELECT ${REVISION_COLUMNS} FROM revisions WHERE portfolio_id = $1 AND revision = $2`,
       [portfolioId, revision],
@@ -493,6 +498,7 @@ async function live(
   portfolioId: string,
   expectedRevision: number | undefined,
 ): Promise<StoredPortfolio> {
+  if (!storable(portfolioId)) throw new PortfolioNotFoundError(portfolioId);
   const { rows } = await client.query<{ record: StoredPortfolio }>(
     'SELECT record FROM portfolios WHERE portfolio_id = $1',
     [portfolioId],
@@ -505,6 +511,7 @@ async function live(
 }
 
 async function trashed(client: Queryable, portfolioId: string): Promise<TrashEntry | undefined> {
+  if (!storable(portfolioId)) return undefined;
   const { rows } = await client.query<TrashEntry>(
     `SELECT ${TRASH_COLUMNS} FROM trash WHERE portfolio_id = $1`,
     [portfolioId],

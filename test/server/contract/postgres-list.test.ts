@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PortfolioRecord, Role } from '../../../shared';
 import { listScope, parseFilter, parseOrderBy } from '../../../server/domain/list-query';
 import type { ListPage } from '../../../server/repositories/portfolio-index';
-import type { PortfolioRepository } from '../../../server/repositories/portfolio-repository-contract';
+import {
+  PortfolioNotFoundError,
+  type PortfolioRepository,
+} from '../../../server/repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-portfolio-repository';
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
@@ -115,6 +118,9 @@ const FILTERS: Array<[string | undefined, Role]> = [
   ['memberBarcode:M1,readyToBuy:yes', 'admin'],
   ['readyToBuy:', 'admin'],
   ['category:nothing', 'admin'],
+  // PostgreSQL text cannot hold NUL: such values match nothing there, as nothing here.
+  ['category:Art,category:a\u0000b', 'admin'],
+  ['projectTitle:\u0000,relativeCategory:red', 'admin'],
 ];
 
 /** Every page of one query: items, totals and cursors, as the repository answers them. */
@@ -208,6 +214,23 @@ describe.skipIf(unavailable)(SUITE, () => {
       changedFields: [],
     });
     expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(before.total);
+  });
+
+  it('finds nothing under an id with NUL, which PostgreSQL cannot store, and fails no statement', async () => {
+    const id = 'p\u0000';
+    const meta = { by: 'ann', time: 1, command: 'save', changedFields: [] };
+    expect(await postgres.get(id)).toBeUndefined();
+    expect(await postgres.getTrashed(id)).toBeUndefined();
+    expect(await postgres.revision(id, 1)).toBeUndefined();
+    expect(await postgres.revisions(id, 10, null)).toEqual({ items: [], total: 0, next: null });
+    expect(await postgres.purge({ portfolioId: id })).toEqual([]);
+    const [template] = records(1);
+    await expect(
+      postgres.update(id, 1, { ...template!, portfolioId: id, revision: 2 }, meta),
+    ).rejects.toBeInstanceOf(PortfolioNotFoundError);
+    await expect(postgres.delete(id, undefined, meta)).rejects.toBeInstanceOf(
+      PortfolioNotFoundError,
+    );
   });
 
   it('answers the records themselves, byte for byte as stored', async () => {
