@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { PortfolioRecord } from '../shared';
+import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
 import { Store } from '../server/storage/store';
 
 export const CATEGORIES = [
@@ -72,20 +73,24 @@ export function makePortfolios(size: number): PortfolioRecord[] {
 }
 
 /**
- * Writes the portfolios through the store itself (journal batches, then one snapshot), so the
- * server opens exactly what it would have written. No automatic snapshots while seeding.
+ * Writes the portfolios through the repository (each one a create, as the server would have
+ * made it: seq, author, first revision), then one snapshot. No automatic snapshots while
+ * seeding; creates go in concurrent batches, so they share journal writes.
  */
 export async function seedDataDir(dataDir: string, records: PortfolioRecord[]): Promise<void> {
   const store = await Store.open({ dataDir, compactMinBytes: Number.MAX_SAFE_INTEGER });
   try {
+    const repository = await EmbeddedPortfolioRepository.open(store);
     for (let start = 0; start < records.length; start += 1000) {
-      await store.commit(
-        records.slice(start, start + 1000).map((record) => ({
-          type: 'put' as const,
-          col: 'portfolios',
-          key: record.portfolioId,
-          value: record,
-        })),
+      await Promise.all(
+        records.slice(start, start + 1000).map((record) =>
+          repository.insert(record, {
+            by: 'bench',
+            time: record.createdTime,
+            command: 'create',
+            changedFields: [],
+          }),
+        ),
       );
     }
     await store.compactNow();

@@ -15,9 +15,15 @@ import storage from './plugins/storage';
 import validation from './plugins/validation';
 import authRoutes from './routes/auth';
 import portfolioListRoutes from './routes/portfolio-list';
-import fileRoutes from './routes/files';
+import changeRoutes from './routes/changes';
+import fileChangeRoutes from './routes/file-changes';
+import fileDownloadRoutes from './routes/file-downloads';
+import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
+import revisionRoutes from './routes/revisions';
+import trashRoutes from './routes/trash';
 import userRoutes from './routes/users';
+import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
 
 export type { AppOptions } from './config';
 
@@ -61,12 +67,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(storage, { dataDir: config.dataDir, ...options.storage });
   await app.register(auth, { config: config.auth });
   await app.register(blobStore);
+  await app.register(userServicePlugin);
+  await app.register(portfolioServicePlugin);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
   await app.register(userRoutes);
   await app.register(portfolioRoutes);
-  await app.register(fileRoutes);
+  await app.register(fileUploadRoutes);
+  await app.register(fileChangeRoutes);
+  await app.register(fileDownloadRoutes);
+  await app.register(revisionRoutes);
+  await app.register(trashRoutes);
+  await app.register(changeRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app';
+import { ConfigError, retentionFromEnv } from './config';
 import { isLoopbackHostName } from './plugins/loopback-host';
 import { DataDirInUseError } from './storage/data-dir-lock';
 
@@ -21,7 +22,10 @@ Options (each also as an environment variable):
 First start (no users yet): the admin account comes from PORTFOLIO_ADMIN_USERNAME and
 PORTFOLIO_ADMIN_PASSWORD; without a password one is generated and printed once.
 PORTFOLIO_LOG_LEVEL sets the log level (default info). PORTFOLIO_LIST_CACHE_MB sets the memory
-for reused list answers (default 16; 0 turns the cache off).`;
+for reused list answers (default 16; 0 turns the cache off). History: PORTFOLIO_HISTORY=off
+keeps no past revisions; PORTFOLIO_HISTORY_DAYS (default 90) and PORTFOLIO_HISTORY_KEEP
+(default 50) keep every revision that recent and always the newest that many.
+PORTFOLIO_TRASH_DAYS (default 30) is how long deleted portfolios stay in the trash.`;
 
 function fail(message: string): never {
   console.error(`error: ${message}`);
@@ -34,6 +38,15 @@ function parseCacheMegabytes(value: string | undefined): number | undefined {
   if (value.trim() === '' || !Number.isFinite(megabytes) || megabytes < 0)
     fail(`PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`);
   return Math.round(megabytes * 1024 * 1024);
+}
+
+function parseRetention(env: NodeJS.ProcessEnv) {
+  try {
+    return retentionFromEnv(env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
 }
 
 function parsePort(value: string): number {
@@ -86,12 +99,14 @@ async function main(): Promise<void> {
   const port = parsePort(values.port ?? env.PORTFOLIO_PORT ?? '8080');
   const dataDir = resolve(values['data-dir'] ?? env.PORTFOLIO_DATA_DIR ?? 'data');
   const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
+  const retention = parseRetention(env);
 
   const app = await buildApp({
     dataDir,
     rendererDir: builtRendererDir(),
     loopbackOnly: isLoopbackHostName(host),
     listCacheBytes,
+    ...retention,
     logger: {
       level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
       ...(process.stdout.isTTY

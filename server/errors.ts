@@ -17,10 +17,6 @@ export class ApiError extends Error {
   }
 }
 
-export function apiError(code: ErrorCode, message?: string, details?: ErrorDetail[]): ApiError {
-  return new ApiError(code, message, details);
-}
-
 export function errorBody(error: ApiError): ErrorBody {
   return {
     result: 'error',

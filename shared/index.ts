@@ -5,3 +5,6 @@ export * from './schemas/file';
 export * from './schemas/portfolio';
 export * from './schemas/session';
 export * from './schemas/user';
+export * from './media-types';
+export * from './permissions';
+export * from './schemas/history';

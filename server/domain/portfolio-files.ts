@@ -41,6 +41,15 @@ export interface FoundFile {
   file: StoredFile;
 }
 
+/** Every file of a record: the cover, then the two lists. */
+export function filesOf(record: PortfolioRecord): StoredFile[] {
+  return [
+    ...(record.cover ? [record.cover] : []),
+    ...record.draftingProcess,
+    ...record.additionalDocument,
+  ];
+}
+
 export function findFile(record: PortfolioRecord, fileId: string): FoundFile | null {
   if (record.cover?.fileId === fileId) return { slot: 'cover', file: record.cover };
   for (const slot of ['draftingProcess', 'additionalDocument'] as const) {

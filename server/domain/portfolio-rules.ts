@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import {
-  ADMIN_FIELDS,
+  adminOnlyParts,
+  isStaff,
+  mayEditCategory,
+  type Actor,
+  type AdminField,
   type CreatePortfolioBody,
   type PortfolioRecord,
   type UpdatePortfolioBody,
 } from '../../shared';
 import { ApiError } from '../errors';
-import type { UserRecord } from '../repositories/user-repository';
 import { sanitizeHtml } from './sanitize-html';
 
 type EditorBody = Omit<CreatePortfolioBody, 'portfolioId'>;
@@ -117,22 +121,19 @@ export function updatedPortfolio(
   };
 }
 
-/** May `user` edit portfolios of `category`? Admins may edit all; others need allowEdit. */
-export function mayEditCategory(user: UserRecord, category: string): boolean {
-  return (
-    user.role === 'admin' ||
-    (user.role === 'editor' && (user.allowEdit.includes('*') || user.allowEdit.includes(category)))
-  );
-}
-
-/** Throws the 403 that an update by `user` deserves, if any (DESIGN §2, §3). */
-export function assertMayUpdate(
-  user: UserRecord,
-  current: PortfolioRecord,
-  body: Partial<UpdatePortfolioBody>,
+/**
+ * Throws the 403 that a change of `current` by `user` deserves, if any (DESIGN §2, §3): a viewer,
+ * an editor outside the category (the current one, and the one the body moves it to), or a
+ * non-admin sending admin-only fields or commands. `body` may be unvalidated: only its keys count.
+ */
+export function assertMayChange(
+  user: Actor,
+  current: Pick<PortfolioRecord, 'category'>,
+  body: Partial<Record<AdminField | 'category' | 'command', unknown>> = {},
 ): void {
-  if (user.role === 'viewer') throw new ApiError('FORBIDDEN', 'Viewers cannot change portfolios.');
-  for (const category of new Set([current.category, body.category ?? current.category])) {
+  if (!isStaff(user)) throw new ApiError('FORBIDDEN', 'Viewers cannot change portfolios.');
+  const target = typeof body.category === 'string' ? body.category : current.category;
+  for (const category of new Set([current.category, target])) {
     if (!mayEditCategory(user, category)) {
       throw new ApiError(
         'CATEGORY_NOT_ALLOWED',
@@ -141,30 +142,32 @@ export function assertMayUpdate(
       );
     }
   }
-  if (user.role === 'admin') return;
-  const adminFields = ADMIN_FIELDS.filter((field) => body[field] !== undefined);
-  if (body.command !== undefined && body.command !== 'save') adminFields.push('command' as never);
-  if (adminFields.length > 0) {
+  const adminParts = adminOnlyParts(user, body as Parameters<typeof adminOnlyParts>[1]);
+  if (adminParts.length > 0) {
     throw new ApiError(
       'FORBIDDEN_FIELD',
-      `Only an admin may set ${adminFields.join(', ')}.`,
-      adminFields.map((field) => ({ field: `body.${field}`, message: 'needs the admin role' })),
+      `Only an admin may set ${adminParts.join(', ')}.`,
+      adminParts.map((field) => ({ field: `body.${field}`, message: 'needs the admin role' })),
     );
   }
 }
 
-/** Viewers see only published, active portfolios; to them the rest do not exist. */
-export function isVisibleTo(user: UserRecord, portfolio: PortfolioRecord): boolean {
-  return user.role !== 'viewer' || (portfolio.published && portfolio.active);
+/** A conditional change: the revision the caller expects, and where it said so. */
+export interface Expected {
+  revision: number;
+  source: 'body.revision' | 'headers.if-match';
 }
 
-/** Conditional update: the revision in the body or in If-Match must be the current one. */
+/**
+ * A change is conditional when the body carries `revision` or If-Match names one (DESIGN §3);
+ * the body wins when both do. `*` asks only that the portfolio exist (RFC 9110, 13.1.1), which
+ * every change checks anyway.
+ */
 export function expectedRevision(
-  body: Pick<UpdatePortfolioBody, 'revision'>,
+  body: { revision?: number | undefined },
   ifMatch: string | undefined,
-): number | undefined {
-  if (body.revision !== undefined) return body.revision;
-  // `*` asks only that the portfolio exist (RFC 9110, 13.1.1), which the caller checks anyway.
+): Expected | undefined {
+  if (body.revision !== undefined) return { revision: body.revision, source: 'body.revision' };
   if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
   const match = /^(?:W\/)?"?(\d+)"?$/.exec(ifMatch.trim());
   if (!match) {
@@ -172,5 +175,63 @@ export function expectedRevision(
       { field: 'headers.if-match', message: 'must be a revision number or *' },
     ]);
   }
-  return Number(match[1]);
+  return { revision: Number(match[1]), source: 'headers.if-match' };
+}
+
+/** Bookkeeping that every change moves; never listed as a changed field. */
+const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime']);
+
+/** The record's top-level keys whose values differ (all of them for a new portfolio). */
+export function changedFields(previous: PortfolioRecord | null, next: PortfolioRecord): string[] {
+  return (Object.keys(next) as Array<keyof PortfolioRecord>).filter(
+    (key) => !UNTRACKED_FIELDS.has(key) && !isDeepStrictEqual(previous?.[key], next[key]),
+  );
+}
+
+/** What a restore brings back: the content; identity, state and bookkeeping stay current. */
+const RESTORED_FIELDS = [
+  'memberBarcode',
+  'category',
+  'relativeCategory',
+  'projectTitle',
+  'aboutProject',
+  'projectDetail',
+  'projectLanuching',
+  'readyToBuy',
+  'occasion',
+  'referenceStyling',
+  'generalTag',
+  'certificateByOrg',
+  'certificateDesc',
+  'staffPick',
+  'cover',
+  'draftingProcess',
+  'additionalDocument',
+] as const satisfies ReadonlyArray<keyof PortfolioRecord>;
+
+/**
+ * The next revision of `current` with the content of an older revision (DESIGN §9: a restore
+ * never rewinds). `published` and `active` are state set by commands, not content: they stay.
+ */
+export function restoredPortfolio(
+  current: PortfolioRecord,
+  old: PortfolioRecord,
+  now: number,
+): PortfolioRecord {
+  const content = Object.fromEntries(RESTORED_FIELDS.map((key) => [key, old[key]]));
+  return {
+    ...current,
+    ...content,
+    modifiedTime: Math.max(now, current.modifiedTime),
+    revision: current.revision + 1,
+  };
+}
+
+/** A trashed portfolio coming back: as it was deleted, at the next revision. */
+export function undeletedPortfolio(deleted: PortfolioRecord, now: number): PortfolioRecord {
+  return {
+    ...deleted,
+    modifiedTime: Math.max(now, deleted.modifiedTime),
+    revision: deleted.revision + 1,
+  };
 }

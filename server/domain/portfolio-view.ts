@@ -1,39 +1,24 @@
-import type {
-  CoverFile,
-  ListFile,
-  PortfolioCreated,
-  PortfolioDetail,
-  PortfolioRecord,
-  PortfolioUpdated,
-  StoredFile,
+import {
+  ECHO_KEYS,
+  type CoverFile,
+  type FileSlot,
+  type ListFile,
+  type PortfolioCreated,
+  type PortfolioDetail,
+  type PortfolioRecord,
+  type PortfolioUpdated,
+  type StoredFile,
+  type StoredPortfolioRecord,
 } from '../../shared';
 
-function echo(record: PortfolioRecord) {
-  return {
-    portfolioId: record.portfolioId,
-    memberBarcode: record.memberBarcode,
-    category: record.category,
-    relativeCategory: record.relativeCategory,
-    projectTitle: record.projectTitle,
-    aboutProject: record.aboutProject,
-    projectDetail: record.projectDetail,
-    projectLanuching: record.projectLanuching,
-    readyToBuy: record.readyToBuy,
-    occasion: record.occasion,
-    referenceStyling: record.referenceStyling,
-    generalTag: record.generalTag,
-    revision: record.revision,
-  };
+function pick<T, K extends keyof T>(record: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<T, K>;
 }
 
-export const createdView = (record: PortfolioRecord): PortfolioCreated => ({
-  ...echo(record),
-  createdTime: record.createdTime,
-});
-export const updatedView = (record: PortfolioRecord): PortfolioUpdated => ({
-  ...echo(record),
-  modifiedTime: record.modifiedTime,
-});
+export const createdView = (record: PortfolioRecord): PortfolioCreated =>
+  pick(record, [...ECHO_KEYS, 'createdTime']);
+export const updatedView = (record: PortfolioRecord): PortfolioUpdated =>
+  pick(record, [...ECHO_KEYS, 'modifiedTime']);
 
 /** The File object of the interface, without `data` (the sha256 stays internal). */
 export function coverFileView({ sha256: _sha, ...file }: StoredFile): CoverFile {
@@ -42,6 +27,11 @@ export function coverFileView({ sha256: _sha, ...file }: StoredFile): CoverFile 
 
 export function listFileView({ sha256: _sha, fileId, ...file }: StoredFile): ListFile {
   return { fileID: fileId, ...file };
+}
+
+/** A file as upload and file-change answers show it: the cover's or a list item's spelling. */
+export function fileView(slot: FileSlot, file: StoredFile): CoverFile | ListFile {
+  return slot === 'cover' ? coverFileView(file) : listFileView(file);
 }
 
 /** Reads a blob's bytes by sha256 (the blob store's `read`). */
@@ -72,7 +62,7 @@ const ALL_FILE_DATA: FileDataSelection = {
  * read one after another, so a portfolio of many large files does not hold them all twice.
  */
 export async function detailViewWithData(
-  record: PortfolioRecord,
+  record: StoredPortfolioRecord,
   blobs: BlobReader,
   select: FileDataSelection = ALL_FILE_DATA,
 ): Promise<PortfolioDetail> {
@@ -93,31 +83,26 @@ export async function detailViewWithData(
   return view;
 }
 
-/** The detail answer, with the interface's spellings (`oboutProject`, `createdDate`, `fileID`). */
-export function detailView(record: PortfolioRecord): PortfolioDetail {
+/**
+ * The detail answer, with the interface's spellings (`oboutProject`, `createdDate`, `fileID`).
+ * Every other key is the record's own; `seq` belongs to the change feed only.
+ */
+export function detailView(record: StoredPortfolioRecord): PortfolioDetail {
+  const {
+    aboutProject,
+    createdTime,
+    cover,
+    draftingProcess,
+    additionalDocument,
+    seq: _seq,
+    ...same
+  } = record;
   return {
-    portfolioId: record.portfolioId,
-    memberBarcode: record.memberBarcode,
-    category: record.category,
-    projectTitle: record.projectTitle,
-    cover: record.cover && coverFileView(record.cover),
-    oboutProject: record.aboutProject,
-    projectDetail: record.projectDetail,
-    draftingProcess: record.draftingProcess.map(listFileView),
-    projectLanuching: record.projectLanuching,
-    readyToBuy: record.readyToBuy,
-    occasion: record.occasion,
-    referenceStyling: record.referenceStyling,
-    generalTag: record.generalTag,
-    additionalDocument: record.additionalDocument.map(listFileView),
-    relativeCategory: record.relativeCategory,
-    certificateByOrg: record.certificateByOrg,
-    certificateDesc: record.certificateDesc,
-    staffPick: record.staffPick,
-    createdDate: record.createdTime,
-    modifiedTime: record.modifiedTime,
-    published: record.published,
-    active: record.active,
-    revision: record.revision,
+    ...same,
+    cover: cover && coverFileView(cover),
+    oboutProject: aboutProject,
+    draftingProcess: draftingProcess.map(listFileView),
+    additionalDocument: additionalDocument.map(listFileView),
+    createdDate: createdTime,
   };
 }

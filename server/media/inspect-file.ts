@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type Sharp from 'sharp';
+import { RASTER_TYPES } from '../../shared';
 import { ApiError } from '../errors';
 import { loadSharp } from './load-sharp';
 
@@ -18,17 +19,6 @@ export interface Inspection {
 }
 
 export type FileKind = 'image' | 'pdf' | 'office' | 'text' | 'archive' | 'other';
-
-/** Raster images sharp reads and browsers show; the only types ever served inline. */
-export const RASTER_TYPES: ReadonlyMap<string, string> = new Map([
-  ['image/jpeg', 'jpg'],
-  ['image/png', 'png'],
-  ['image/apng', 'png'],
-  ['image/webp', 'webp'],
-  ['image/gif', 'gif'],
-  ['image/avif', 'avif'],
-  ['image/tiff', 'tif'],
-]);
 
 const OFFICE_TYPES = new Set([
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',

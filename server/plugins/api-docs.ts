@@ -23,6 +23,8 @@ export default fp(
           { name: 'session', description: 'Sign in and out' },
           { name: 'portfolios', description: 'Portfolios' },
           { name: 'files', description: 'Cover, drafting process and additional documents' },
+          { name: 'history', description: 'Kept revisions, restore, and the change feed' },
+          { name: 'trash', description: 'Deleted portfolios: list, restore, purge' },
           { name: 'users', description: 'User management (admin)' },
         ],
       },

@@ -1,24 +1,20 @@
-import type {
-  FastifyInstance,
-  FastifyRequest,
-  onRequestHookHandler,
-  preHandlerHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Role } from '../../shared';
 import { SessionService, type Authenticated } from '../auth/session-service';
-import { UserService } from '../auth/user-service';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 
 declare module 'fastify' {
   interface FastifyInstance {
     sessions: SessionService;
-    userService: UserService;
     /** onRequest hook: a valid session is required; sets `request.auth`. */
     requireSession: onRequestHookHandler;
-    /** preHandler hook factory: the session's user must have one of `roles`. */
-    requireRole: (...roles: Role[]) => preHandlerHookHandler;
+    /**
+     * Hook factory: the session's user must have one of `roles`. Used as a route's `onRequest`,
+     * it refuses before the body is read (DESIGN §13: 403, never 400, for who may not call).
+     */
+    requireRole: (...roles: Role[]) => onRequestHookHandler;
   }
   interface FastifyRequest {
     auth: Authenticated | null;
@@ -35,7 +31,6 @@ export default fp(
   async function auth(app: FastifyInstance, options: { config: AuthOptions }) {
     const sessions = new SessionService(app.userRepository, options.config);
     app.decorate('sessions', sessions);
-    app.decorate('userService', new UserService(app.userRepository, options.config));
     app.decorateRequest('auth', null);
 
     // Callback-style hooks: they run on every request, and an async hook costs a promise and a
@@ -50,7 +45,7 @@ export default fp(
     } satisfies onRequestHookHandler);
     app.decorate(
       'requireRole',
-      (...roles: Role[]): preHandlerHookHandler =>
+      (...roles: Role[]): onRequestHookHandler =>
         (request, _reply, done) => {
           if (roles.includes(caller(request).user.role)) return done();
           done(new ApiError('FORBIDDEN', `This needs the ${roles.join(' or ')} role.`));

@@ -5,6 +5,7 @@ import type { StoredFile } from '../../shared';
 import { readFileData } from '../domain/portfolio-view';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
+import { RetentionJob } from '../storage/retention-job';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,12 +13,19 @@ declare module 'fastify' {
     thumbnails: Thumbnails;
     /** Base64 content of a stored file (the File object's `data`). */
     readFileData: (file: StoredFile) => Promise<string>;
+    /** History and trash retention, run at start and then hourly (`run()` for one pass now). */
+    retention: RetentionJob;
   }
 }
 
 export { filesOf } from '../storage/blob-references';
 
-/** The blob store and thumbnail cache under the data directory; sweeps crash leftovers at start. */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * The blob store and thumbnail cache under the data directory; sweeps crash leftovers at start.
+ * Also runs history and trash retention, since what it drops decides which blobs are freed.
+ */
 export default fp(
   async function blobStorePlugin(app: FastifyInstance) {
     // A blob is in use while a live portfolio, a trashed one or a kept revision refers to it.
@@ -52,6 +60,16 @@ export default fp(
     app.decorate('blobStore', blobs);
     app.decorate('thumbnails', thumbnails);
     app.decorate('readFileData', (file: StoredFile) => readFileData(file, blobs));
+    const retention = new RetentionJob({
+      repository: app.portfolios,
+      blobs,
+      history: app.config.history,
+      trash: app.config.trash,
+      log: app.log,
+    });
+    app.decorate('retention', retention);
+    app.addHook('onReady', async () => retention.start(RETENTION_INTERVAL_MS));
+    app.addHook('preClose', async () => retention.stop());
     app.addHook('onClose', async () => blobs.idle());
   },
   { name: 'blob-store', dependencies: ['storage'] },

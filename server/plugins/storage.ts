@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { UserRepository } from '../repositories/user-repository';
-import { LegacyPortfolioRepository } from '../repositories/portfolio-repository';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
 import { Store, type StoreOptions } from '../storage/store';
@@ -12,22 +11,14 @@ declare module 'fastify' {
     userRepository: UserRepository;
     /** The one write path for portfolios (DESIGN §9). */
     portfolios: PortfolioRepository;
-    /** @deprecated The routes' old path, until they go through PortfolioService. */
-    portfolioRepository: LegacyPortfolioRepository;
   }
-}
-
-export interface StoragePluginOptions extends Omit<StoreOptions, 'log'> {
-  /** Keep superseded revisions (default on). */
-  history?: boolean;
 }
 
 /** Opens the data directory (taking its lock) and exposes the repositories over it. */
 export default fp(
-  async function storage(app: FastifyInstance, options: StoragePluginOptions) {
-    const { history, ...storeOptions } = options;
+  async function storage(app: FastifyInstance, options: Omit<StoreOptions, 'log'>) {
     const store = await Store.open({
-      ...storeOptions,
+      ...options,
       log: {
         info: (msg) => app.log.info(msg),
         warn: (msg) => app.log.warn(msg),
@@ -38,8 +29,10 @@ export default fp(
     app.addHook('onClose', async () => store.close());
     app.decorate('store', store);
     app.decorate('userRepository', new UserRepository(store));
-    app.decorate('portfolios', await EmbeddedPortfolioRepository.open(store, { history }));
-    app.decorate('portfolioRepository', new LegacyPortfolioRepository(store));
+    app.decorate(
+      'portfolios',
+      await EmbeddedPortfolioRepository.open(store, { history: app.config.history.enabled }),
+    );
   },
   { name: 'storage' },
 );

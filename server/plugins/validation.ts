@@ -5,7 +5,7 @@ import fastJsonStringify from 'fast-json-stringify';
 import fp from 'fastify-plugin';
 import type { ErrorDetail } from '../../shared';
 
-function createAjv(coerceTypes: boolean): Ajv {
+export function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     // Unknown fields must fail (schemas say additionalProperties: false), never be dropped.

@@ -106,7 +106,7 @@ function serializers() {
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
-  const index = new PortfolioIndex(app.portfolioRepository.all(), app.store);
+  const index = new PortfolioIndex(app.store.collection('portfolios'), app.store);
   const tokens = await PageTokens.open(app.store);
   const readData = fileDataReader(app);
   const cache = new ListPageCache(app.config.listCacheBytes);

@@ -5,26 +5,23 @@ import {
   CreatePortfolioBodySchema,
   DetailQuerySchema,
   errorResponses,
+  IfMatchHeadersSchema,
   PortfolioCreatedSchema,
   PortfolioDetailSchema,
   PortfolioIdParamsSchema,
   PortfolioUpdatedSchema,
   SelectedCoverSchema,
   UpdatePortfolioBodySchema,
-  type CreatePortfolioBody,
-  type UpdatePortfolioBody,
 } from '../../shared';
-import {
-  assertMayUpdate,
-  expectedRevision,
-  isVisibleTo,
-  newPortfolio,
-  updatedPortfolio,
-} from '../domain/portfolio-rules';
 import { fileDataReader, parseFields, selectFields, selects } from '../domain/list-query';
 import { createdView, detailViewWithData, updatedView } from '../domain/portfolio-view';
-import { ApiError } from '../errors';
 import { caller } from '../plugins/auth';
+import {
+  authorizeBeforeBody,
+  bodyValidatedByService,
+  conditionOf,
+  withRevision,
+} from './route-support';
 
 type Params = { portfolioId: string };
 type DetailQuery = Static<typeof DetailQuerySchema>;
@@ -44,31 +41,38 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 export default async function portfolioRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
   const common = { tags: ['portfolios'], security: [{ session: [] }] };
+  const service = app.portfolioService;
+  const validatorCompiler = bodyValidatedByService(app);
+  /** Role, visibility and category, checked before a byte of the body is read. */
+  const authorizeChange = authorizeBeforeBody<Params>((user, params) =>
+    service.authorizeChange(user, params.portfolioId),
+  );
 
-  app.post<{ Body: CreatePortfolioBody }>(
+  app.post<{ Body: unknown }>(
     '/api/v1/portfolio',
     {
-      preHandler: app.requireRole('editor', 'admin'),
+      onRequest: app.requireRole('editor', 'admin'),
+      validatorCompiler,
       schema: {
         ...common,
         summary: 'Create a portfolio',
         description:
-          'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id gives 409.',
+          'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.',
         body: CreatePortfolioBodySchema,
         response: { 201: PortfolioCreatedSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const record = newPortfolio(request.body, Date.now());
-      await app.portfolioRepository.insert(record);
-      return reply.status(201).header('etag', `"${record.revision}"`).send(createdView(record));
+      const record = await service.create(caller(request).user, request.body);
+      return withRevision(reply.status(201), record).send(createdView(record));
     },
   );
 
-  app.put<{ Params: Params; Body: UpdatePortfolioBody }>(
+  app.put<{ Params: Params; Body: unknown }>(
     '/api/v1/portfolio/:portfolioId',
     {
-      preHandler: app.requireRole('editor', 'admin'),
+      onRequest: authorizeChange,
+      validatorCompiler,
       schema: {
         ...common,
         summary: 'Update a portfolio',
@@ -77,27 +81,41 @@ export default async function portfolioRoutes(app: FastifyInstance) {
           'If-Match makes the update conditional (409 when stale). certificateByOrg, certificateDesc, ' +
           'staffPick and any command but "save" need the admin role.',
         params: PortfolioIdParamsSchema,
+        headers: IfMatchHeadersSchema,
         body: UpdatePortfolioBodySchema,
         response: { 200: PortfolioUpdatedSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const { user } = caller(request);
-      const current = app.portfolioRepository.get(request.params.portfolioId);
-      if (!current)
-        throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
-      assertMayUpdate(user, current, request.body);
-      const expected = expectedRevision(request.body, request.headers['if-match']);
-      if (expected !== undefined && expected !== current.revision) {
-        throw new ApiError(
-          'REVISION_CONFLICT',
-          `The portfolio is at revision ${current.revision}, not ${expected}; reload it and try again.`,
-          [{ field: 'body.revision', message: `current revision is ${current.revision}` }],
-        );
-      }
-      const next = updatedPortfolio(current, request.body, Date.now());
-      await app.portfolioRepository.replace(next);
-      return reply.header('etag', `"${next.revision}"`).send(updatedView(next));
+      const record = await service.update(
+        caller(request).user,
+        request.params.portfolioId,
+        request.body,
+        conditionOf(request),
+      );
+      return withRevision(reply, record).send(updatedView(record));
+    },
+  );
+
+  app.delete<{ Params: Params }>(
+    '/api/v1/portfolio/:portfolioId',
+    {
+      onRequest: authorizeChange,
+      schema: {
+        ...common,
+        summary: 'Move a portfolio to the trash',
+        description:
+          'Admins, and editors allowed on its category. `If-Match: "<revision>"` makes it ' +
+          'conditional (409 when stale). The portfolio then answers 404 in list and detail until ' +
+          'it is restored from the trash (POST /api/v1/trash/{portfolioId}/restore).',
+        params: PortfolioIdParamsSchema,
+        headers: IfMatchHeadersSchema,
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await service.delete(caller(request).user, request.params.portfolioId, conditionOf(request));
+      return reply.status(204).send();
     },
   );
 
@@ -117,10 +135,7 @@ export default async function portfolioRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const record = app.portfolioRepository.get(request.params.portfolioId);
-      if (!record || !isVisibleTo(caller(request).user, record)) {
-        throw new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${request.params.portfolioId}".`);
-      }
+      const record = await service.get(caller(request).user, request.params.portfolioId);
       const fields = parseFields(request.query.field, DETAIL_FIELDS);
       // The lists' `data` is read here; the cover's, when `field` is given, by selectFields.
       const view = await detailViewWithData(record, app.blobStore, {
@@ -129,7 +144,7 @@ export default async function portfolioRoutes(app: FastifyInstance) {
         additionalDocument: !fields || selects(fields, 'additionalDocument'),
       });
       const body = fields ? await selectFields(view, fields, record.cover, readData) : view;
-      return reply.header('etag', `"${record.revision}"`).send(body);
+      return withRevision(reply, record).send(body);
     },
   );
 }

@@ -17,7 +17,8 @@ type Params = { username: string };
 /** Admin-only user management (DESIGN §2). */
 export default async function userRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
-  app.addHook('preHandler', app.requireRole('admin'));
+  // Before the body is read: a non-admin learns nothing of these routes' schemas (DESIGN §13).
+  app.addHook('onRequest', app.requireRole('admin'));
   const common = { tags: ['users'], security: [{ session: [] }] };
 
   app.get(

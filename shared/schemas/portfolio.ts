@@ -1,4 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import {
+  Type,
+  type Static,
+  type TNull,
+  type TOptional,
+  type TProperties,
+  type TUnion,
+} from '@sinclair/typebox';
 import { Clearable, Identifier, OptionalText, RequiredText, TagList, Timestamp } from './common';
 import { CoverFileSchema, ListFileSchema, StoredFileSchema } from './file';
 
@@ -26,82 +33,26 @@ const MemberBarcode = Type.String({
   description: 'Letters, digits, ".", "-" and "_"',
 });
 
-const ReferenceStyling = Type.Union([OptionalText(LIMITS.tag), TagList()], {
-  description: 'A string or an array of strings; always stored and returned as an array',
-});
-
-/** Editor-writable fields, as sent by clients. */
-const editorFields = {
+/**
+ * The one definition of a portfolio: every field with its type and limits. The stored record,
+ * the request bodies and every answer's view are derived from it below, so a field is named,
+ * typed and limited here and nowhere else.
+ */
+export const PortfolioRecordSchema = Type.Object({
+  portfolioId: Identifier,
   memberBarcode: MemberBarcode,
   category: RequiredText(LIMITS.category),
+  relativeCategory: TagList(),
   projectTitle: RequiredText(LIMITS.projectTitle),
+  aboutProject: OptionalText(LIMITS.aboutProject),
   projectDetail: RequiredText(LIMITS.projectDetail),
-  aboutProject: Type.Optional(Clearable(OptionalText(LIMITS.aboutProject))),
-  oboutProject: Type.Optional(
-    Clearable(OptionalText(LIMITS.aboutProject, 'Alias of aboutProject (the detail spelling)')),
-  ),
-  projectLanuching: Type.Optional(Clearable(OptionalText(LIMITS.projectLanuching))),
-  readyToBuy: Type.Optional(Clearable(OptionalText(LIMITS.readyToBuy))),
-  occasion: Type.Optional(Clearable(TagList())),
-  referenceStyling: Type.Optional(Clearable(ReferenceStyling)),
-  generalTag: Type.Optional(Clearable(TagList())),
-  relativeCategory: Type.Optional(Clearable(TagList())),
-};
-
-export const ADMIN_FIELDS = ['certificateByOrg', 'certificateDesc', 'staffPick'] as const;
-
-export const CreatePortfolioBodySchema = Type.Object(
-  {
-    portfolioId: Type.Optional({
-      ...Identifier,
-      description: 'Optional client-made id; 409 when taken',
-    }),
-    ...editorFields,
-  },
-  { additionalProperties: false },
-);
-
-export const UpdatePortfolioBodySchema = Type.Object(
-  {
-    ...editorFields,
-    certificateByOrg: Type.Optional(Clearable(TagList())),
-    certificateDesc: Type.Optional(
-      Clearable(OptionalText(LIMITS.certificateDesc, 'HTML; sanitized')),
-    ),
-    staffPick: Type.Optional(Type.Boolean()),
-    command: Type.Optional(
-      Type.Union(
-        COMMANDS.map((command) => Type.Literal(command)),
-        { description: 'Defaults to "save"' },
-      ),
-    ),
-    revision: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Update only if still at this revision' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const PortfolioIdParamsSchema = Type.Object({
-  portfolioId: Type.String({ minLength: 1, maxLength: 64 }),
-});
-
-/** The portfolio as the store keeps it. */
-export const PortfolioRecordSchema = Type.Object({
-  portfolioId: Type.String(),
-  memberBarcode: Type.String(),
-  category: Type.String(),
-  relativeCategory: Type.Array(Type.String()),
-  projectTitle: Type.String(),
-  aboutProject: Type.String(),
-  projectDetail: Type.String(),
-  projectLanuching: Type.String(),
-  readyToBuy: Type.String(),
-  occasion: Type.Array(Type.String()),
-  referenceStyling: Type.Array(Type.String()),
-  generalTag: Type.Array(Type.String()),
-  certificateByOrg: Type.Array(Type.String()),
-  certificateDesc: Type.String(),
+  projectLanuching: OptionalText(LIMITS.projectLanuching),
+  readyToBuy: OptionalText(LIMITS.readyToBuy),
+  occasion: TagList(),
+  referenceStyling: TagList(),
+  generalTag: TagList(),
+  certificateByOrg: TagList(),
+  certificateDesc: OptionalText(LIMITS.certificateDesc, 'HTML; sanitized'),
   staffPick: Type.Boolean(),
   cover: Type.Union([StoredFileSchema, Type.Null()]),
   draftingProcess: Type.Array(StoredFileSchema),
@@ -110,52 +61,168 @@ export const PortfolioRecordSchema = Type.Object({
   modifiedTime: Timestamp,
   published: Type.Boolean(),
   active: Type.Boolean(),
-  revision: Type.Integer(),
+  revision: Type.Integer({ minimum: 1 }),
 });
 
-const echoFields = {
-  portfolioId: Type.String(),
-  memberBarcode: Type.String(),
-  category: Type.String(),
-  relativeCategory: Type.Array(Type.String()),
-  projectTitle: Type.String(),
-  aboutProject: Type.String(),
-  projectDetail: Type.String(),
-  projectLanuching: Type.String(),
-  readyToBuy: Type.String(),
-  occasion: Type.Array(Type.String()),
-  referenceStyling: Type.Array(Type.String()),
-  generalTag: Type.Array(Type.String()),
-  revision: Type.Integer(),
+/** Stamped by the repository on every committed change (DESIGN §9). */
+export const ChangeStampsSchema = Type.Object({
+  seq: Type.Integer({ minimum: 1, description: 'Change sequence number of the last change' }),
+  createdBy: Type.String({ description: 'Username that created the portfolio' }),
+  modifiedBy: Type.String({ description: 'Username that made the last change' }),
+});
+
+/** The portfolio as a repository keeps it: the record and its change stamps. */
+export const StoredPortfolioSchema = Type.Composite([PortfolioRecordSchema, ChangeStampsSchema]);
+
+const record = PortfolioRecordSchema.properties;
+
+/** Optional in a body, and an explicit `null` clears the field (DESIGN §3). */
+function optionalClearable<T extends TProperties>(
+  properties: T,
+): { [K in keyof T]: TOptional<TUnion<[T[K], TNull]>> } {
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => [key, Type.Optional(Clearable(schema))]),
+  ) as { [K in keyof T]: TOptional<TUnion<[T[K], TNull]>> };
+}
+
+/** Editor-writable fields, as sent by clients. */
+const editorFields = {
+  ...Type.Pick(PortfolioRecordSchema, [
+    'memberBarcode',
+    'category',
+    'projectTitle',
+    'projectDetail',
+  ]).properties,
+  ...optionalClearable(
+    Type.Pick(PortfolioRecordSchema, [
+      'aboutProject',
+      'projectLanuching',
+      'readyToBuy',
+      'occasion',
+      'generalTag',
+      'relativeCategory',
+    ]).properties,
+  ),
+  oboutProject: Type.Optional(
+    Clearable(OptionalText(LIMITS.aboutProject, 'Alias of aboutProject (the detail spelling)')),
+  ),
+  referenceStyling: Type.Optional(
+    Clearable(
+      Type.Union([OptionalText(LIMITS.tag), record.referenceStyling], {
+        description: 'A string or an array of strings; always stored and returned as an array',
+      }),
+    ),
+  ),
 };
 
-export const PortfolioCreatedSchema = Type.Object({ ...echoFields, createdTime: Timestamp });
-export const PortfolioUpdatedSchema = Type.Object({ ...echoFields, modifiedTime: Timestamp });
+export const CreatePortfolioBodySchema = Type.Object(
+  {
+    portfolioId: Type.Optional({
+      ...record.portfolioId,
+      description: 'Optional client-made id; 409 when taken',
+    }),
+    ...editorFields,
+  },
+  { additionalProperties: false },
+);
 
+const RevisionSchema = Type.Integer({
+  minimum: 1,
+  description: 'Change only if still at this revision',
+});
+
+export const UpdatePortfolioBodySchema = Type.Object(
+  {
+    ...editorFields,
+    ...optionalClearable(
+      Type.Pick(PortfolioRecordSchema, ['certificateByOrg', 'certificateDesc']).properties,
+    ),
+    staffPick: Type.Optional(record.staffPick),
+    command: Type.Optional(
+      Type.Union(
+        COMMANDS.map((command) => Type.Literal(command)),
+        { description: 'Defaults to "save"' },
+      ),
+    ),
+    revision: Type.Optional(RevisionSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** Bodies that only make a change conditional (restore, delete): `{"revision": n}` or nothing. */
+export const ConditionalBodySchema = Type.Object(
+  { revision: Type.Optional(RevisionSchema) },
+  { additionalProperties: false },
+);
+
+/** `If-Match: "<revision>"` (or `*`) makes a change conditional (DESIGN §3). */
+export const IfMatchHeadersSchema = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: 'The revision the change expects, like "3"; 409 when the portfolio moved on',
+    }),
+  ),
+});
+
+export const PortfolioIdParamsSchema = Type.Object({
+  portfolioId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+/** What create and update answer: the editor fields as stored, and the revision. */
+export const ECHO_KEYS = [
+  'portfolioId',
+  'memberBarcode',
+  'category',
+  'relativeCategory',
+  'projectTitle',
+  'aboutProject',
+  'projectDetail',
+  'projectLanuching',
+  'readyToBuy',
+  'occasion',
+  'referenceStyling',
+  'generalTag',
+  'revision',
+] as const;
+export const PortfolioCreatedSchema = Type.Pick(PortfolioRecordSchema, [
+  ...ECHO_KEYS,
+  'createdTime',
+]);
+export const PortfolioUpdatedSchema = Type.Pick(PortfolioRecordSchema, [
+  ...ECHO_KEYS,
+  'modifiedTime',
+]);
+
+/**
+ * The detail answer: the record with the interface's spellings (`oboutProject`, `createdDate`,
+ * files with `fileID` in lists and `data` on request), plus who created and last changed it.
+ */
 export const PortfolioDetailSchema = Type.Object({
-  portfolioId: Type.String(),
-  memberBarcode: Type.String(),
-  category: Type.String(),
-  projectTitle: Type.String(),
+  ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'memberBarcode', 'category', 'projectTitle'])
+    .properties,
   cover: Type.Union([Type.Partial(CoverFileSchema), Type.Null()]),
-  oboutProject: Type.String(),
-  projectDetail: Type.String(),
+  oboutProject: record.aboutProject,
+  projectDetail: record.projectDetail,
   draftingProcess: Type.Array(Type.Partial(ListFileSchema)),
-  projectLanuching: Type.String(),
-  readyToBuy: Type.String(),
-  occasion: Type.Array(Type.String()),
-  referenceStyling: Type.Array(Type.String()),
-  generalTag: Type.Array(Type.String()),
+  ...Type.Pick(PortfolioRecordSchema, [
+    'projectLanuching',
+    'readyToBuy',
+    'occasion',
+    'referenceStyling',
+    'generalTag',
+  ]).properties,
   additionalDocument: Type.Array(Type.Partial(ListFileSchema)),
-  relativeCategory: Type.Array(Type.String()),
-  certificateByOrg: Type.Array(Type.String()),
-  certificateDesc: Type.String(),
-  staffPick: Type.Boolean(),
-  createdDate: Timestamp,
-  modifiedTime: Timestamp,
-  published: Type.Boolean(),
-  active: Type.Boolean(),
-  revision: Type.Integer(),
+  ...Type.Pick(PortfolioRecordSchema, [
+    'relativeCategory',
+    'certificateByOrg',
+    'certificateDesc',
+    'staffPick',
+  ]).properties,
+  createdDate: record.createdTime,
+  ...Type.Pick(PortfolioRecordSchema, ['modifiedTime', 'published', 'active', 'revision'])
+    .properties,
+  ...Type.Pick(ChangeStampsSchema, ['createdBy', 'modifiedBy']).properties,
 });
 
 export const DetailQuerySchema = Type.Object(
@@ -255,19 +322,23 @@ export const SelectedCoverSchema = Type.Union([
   Type.Null(),
 ]);
 
-export const ListItemSchema = Type.Object({
-  portfolioId: Type.Optional(Type.String()),
-  projectTitle: Type.Optional(Type.String()),
-  cover: Type.Optional(SelectedCoverSchema),
-  category: Type.Optional(Type.String()),
-  memberBarcode: Type.Optional(Type.String()),
-  published: Type.Optional(Type.Boolean()),
-  active: Type.Optional(Type.Boolean()),
-  staffPick: Type.Optional(Type.Boolean()),
-  createdTime: Type.Optional(Timestamp),
-  modifiedTime: Type.Optional(Timestamp),
-  revision: Type.Optional(Type.Integer()),
-});
+/** A list item: any of the list's keys, as `field` selects them. */
+export const ListItemSchema = Type.Partial(
+  Type.Object({
+    ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'projectTitle']).properties,
+    cover: SelectedCoverSchema,
+    ...Type.Pick(PortfolioRecordSchema, [
+      'category',
+      'memberBarcode',
+      'published',
+      'active',
+      'staffPick',
+      'createdTime',
+      'modifiedTime',
+      'revision',
+    ]).properties,
+  }),
+);
 
 export const ListResponseSchema = Type.Object({
   lists: Type.Array(ListItemSchema),
@@ -279,6 +350,9 @@ export const ListResponseSchema = Type.Object({
 export type CreatePortfolioBody = Static<typeof CreatePortfolioBodySchema>;
 export type UpdatePortfolioBody = Static<typeof UpdatePortfolioBodySchema>;
 export type PortfolioRecord = Static<typeof PortfolioRecordSchema>;
+export type ChangeStamps = Static<typeof ChangeStampsSchema>;
+export type StoredPortfolioRecord = Static<typeof StoredPortfolioSchema>;
+export type ConditionalBody = Static<typeof ConditionalBodySchema>;
 export type PortfolioCreated = Static<typeof PortfolioCreatedSchema>;
 export type PortfolioUpdated = Static<typeof PortfolioUpdatedSchema>;
 export type PortfolioDetail = Static<typeof PortfolioDetailSchema>;

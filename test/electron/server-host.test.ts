@@ -119,7 +119,7 @@ describe('embedded server host', () => {
     const reopened = new ServerHost({ build: () => buildDesktopApp(dataDir) });
     try {
       await reopened.start();
-      expect(reopened.app.portfolioRepository.get(portfolioId)?.projectTitle).toBe(
+      expect((await reopened.app.portfolios.get(portfolioId))?.projectTitle).toBe(
         'Kept across restarts',
       );
     } finally {

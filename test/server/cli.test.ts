@@ -45,6 +45,10 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       'PORTFOLIO_ADMIN_USERNAME',
       'PORTFOLIO_ADMIN_PASSWORD',
       'PORTFOLIO_LIST_CACHE_MB',
+      'PORTFOLIO_HISTORY',
+      'PORTFOLIO_HISTORY_DAYS',
+      'PORTFOLIO_HISTORY_KEEP',
+      'PORTFOLIO_TRASH_DAYS',
     ])
       expect(cli.stdout()).toContain(text);
   });
@@ -60,6 +64,11 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
         ['serve'],
         { PORTFOLIO_LIST_CACHE_MB: 'lots' },
         'PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "lots"',
+      ],
+      [
+        ['serve'],
+        { PORTFOLIO_HISTORY_DAYS: 'forever' },
+        'PORTFOLIO_HISTORY_DAYS must be a whole number of days, 0 or more, not "forever"',
       ],
     ];
     const runs = cases.map(([args, env]) => spawnCli([...args, '--data-dir', dataDir], env));

@@ -53,7 +53,7 @@ describe('error answers', () => {
       ['GET', '/api/v1/nope'],
       ['GET', '/api/v2/portfolio'],
       ['POST', '/api/v1/nope'],
-      ['DELETE', '/api/v1/portfolio/x'],
+      ['PUT', '/api/v1/changes'],
       ['PATCH', '/api/v1/portfolio'],
       ['GET', '/api/v1/portfolio/a/b/c'],
     ] as const) {

@@ -87,8 +87,8 @@ describe('file changes are portfolio updates', () => {
     const insider = await server.userSession('editor2', 'editor', ['Interior']);
     const path = `/api/v1/portfolio/${id}/cover`;
 
-    // A viewer cannot see the unpublished portfolio at all.
-    expect((await uploadMultipart(server, path, png, { session: viewer })).status).toBe(404);
+    // A viewer may change nothing: 403 before the portfolio is looked up, visible to them or not.
+    expect((await uploadMultipart(server, path, png, { session: viewer })).status).toBe(403);
     await server.request('PUT', `/api/v1/portfolio/${id}`, {
       body: { ...portfolioBody({ category: 'Interior' }), command: 'publish' },
     });
@@ -144,8 +144,24 @@ describe('file changes are portfolio updates', () => {
     expect(await blobFiles(server)).toHaveLength(1);
   });
 
+  it('refuses an upload with a stale If-Match before reading its bytes', async () => {
+    // A small file limit: bytes that were read would answer 413.
+    server = await startTestServer({ limits: { fileBytes: 1024 } });
+    const id = await newPortfolio();
+    await server.request('PUT', `/api/v1/portfolio/${id}`, { body: portfolioBody() });
+    const big = Buffer.alloc(64 * 1024, 1);
+    const stale = await uploadMultipart(server, `/api/v1/portfolio/${id}/draftingProcess`, big, {
+      headers: { 'if-match': '"1"' },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('REVISION_CONFLICT');
+    expect((await detail(id)).revision).toBe(2);
+    expect(await blobFiles(server)).toEqual([]);
+  });
+
   it('stores identical content once and removes a blob with its last reference', async () => {
-    server = await startTestServer();
+    // Without history: a kept revision would otherwise still refer to the removed files.
+    server = await startTestServer({ history: { enabled: false } });
     const a = await newPortfolio();
     const b = await newPortfolio();
     const jpeg = await fixtures.jpeg();
@@ -166,8 +182,8 @@ describe('file changes are portfolio updates', () => {
     expect(await thumbnailFiles(server)).toEqual([]);
   });
 
-  it('removes the old cover blob when the cover is replaced', async () => {
-    server = await startTestServer();
+  it('removes the old cover blob when the cover is replaced (history off)', async () => {
+    server = await startTestServer({ history: { enabled: false } });
     const id = await newPortfolio();
     const old = await uploadMultipart(
       server,

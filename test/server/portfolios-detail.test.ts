@@ -29,7 +29,7 @@ describe('GET /api/v1/portfolio/{id}', () => {
     expect(response.status).toBe(200);
   };
 
-  it('answers every field with the interface spellings (oboutProject, createdDate, fileID)', async () => {
+  it('answers every field with the interface spellings (oboutProject, createdDate, fileID), and who made it', async () => {
     const created = await create({
       aboutProject: 'about',
       relativeCategory: ['R'],
@@ -73,8 +73,11 @@ describe('GET /api/v1/portfolio/{id}', () => {
       published: false,
       active: true,
       revision: 2,
+      createdBy: 'admin',
+      modifiedBy: 'admin',
     });
     expect(response.body).not.toHaveProperty('aboutProject');
+    expect(response.body).not.toHaveProperty('seq');
     expect(response.body).not.toHaveProperty('createdTime');
     expect(response.body.modifiedTime).toBeGreaterThanOrEqual(created.createdTime);
   });

@@ -3,6 +3,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../server/storage/migrations';
 import { ADMIN, makeTempDir, portfolioBody, startTestServer } from '../helpers/test-server';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -175,7 +176,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
       const present = new Set(seen);
       expect([...acknowledged.keys()].filter((id) => !present.has(id))).toEqual([]);
       for (const [id, expected] of acknowledged) {
-        const stored = server.app.portfolioRepository.get(id)!;
+        const stored = (await server.app.portfolios.get(id))!;
         expect(stored.revision).toBeGreaterThanOrEqual(expected.revision);
         if (stored.revision === expected.revision)
           expect(stored.projectDetail).toBe(expected.projectDetail);
@@ -183,7 +184,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
       // On disk: the current snapshot is whole JSON, and no torn journal line survives.
       await server.app.store.idle();
       const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
-      expect(snapshot.version).toBe(1);
+      expect(snapshot.version).toBe(SCHEMA_VERSION);
       for (const name of await journalSegments(dataDir)) {
         const text = await readFile(join(dataDir, name), 'utf8');
         if (text) expect(text.endsWith('\n')).toBe(true);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { SCHEMA_VERSION } from '../../server/storage/migrations';
 import {
   ADMIN,
   FAST_AUTH,
@@ -98,7 +99,7 @@ describe('durability across restarts', () => {
     const before = await snapshotOf(first, ids);
     await first.stop();
     const db = JSON.parse(await readFile(join(first.dataDir, 'db.json'), 'utf8'));
-    expect(db.version).toBe(1);
+    expect(db.version).toBe(SCHEMA_VERSION);
     expect(Object.keys(db.collections.portfolios).sort()).toEqual([...a.ids].sort());
 
     const second = await server({ dataDir: first.dataDir });

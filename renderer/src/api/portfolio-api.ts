@@ -10,7 +10,6 @@ import type {
   PortfolioUpdated,
   UpdatePortfolioBody,
 } from '../../../shared';
-import { ApiError } from './api-error';
 import { apiBlob, apiRequest } from './api-client';
 
 const BASE = '/api/v1/portfolio';
@@ -51,7 +50,7 @@ export const EXTENDED_LIST_FIELDS = [
   'staffPick',
 ];
 
-/** A list item with the extension fields, when the server sends them. */
+/** A list item with the extension fields. */
 export type GalleryItem = ListItem & {
   category?: string;
   memberBarcode?: string;
@@ -71,44 +70,12 @@ export interface ListParams {
   pageToken?: string;
 }
 
-let extendedFieldsRejected = false;
-
-export async function listPortfolios(
-  params: ListParams,
-  signal?: AbortSignal,
-): Promise<GalleryPage> {
-  const query = { ...params };
-  if (!extendedFieldsRejected) {
-    try {
-      return await apiRequest<GalleryPage>('GET', BASE, {
-        query: { ...query, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') },
-        signal,
-      });
-    } catch (error) {
-      // A server without the extension answers 400 for the extra keys; fall back once and
-      // remember, so later pages go straight to the interface's own fields.
-      if (!(
-        error instanceof ApiError &&
-        error.status === 400 &&
-        error.code !== 'INVALID_PAGE_TOKEN'
-      ))
-        throw error;
-      if (!isFieldError(error)) throw error;
-      extendedFieldsRejected = true;
-    }
-  }
+/** The server is this build's own: it always takes the extension fields (shared LIST_FIELDS). */
+export function listPortfolios(params: ListParams, signal?: AbortSignal): Promise<GalleryPage> {
   return apiRequest<GalleryPage>('GET', BASE, {
-    query: { ...query, field: BASE_LIST_FIELDS.join(',') },
+    query: { ...params, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') },
     signal,
   });
-}
-
-function isFieldError(error: ApiError): boolean {
-  const mentionsField = (text: string | undefined) => Boolean(text && /field/i.test(text));
-  return (
-    mentionsField(error.message) ||
-    (error.body?.details ?? []).some((d) => mentionsField(d.field) || mentionsField(d.message))
-  );
 }
 
 /** Detail without any file bytes: images are loaded through the file and thumbnail endpoints. */

@@ -1,4 +1,5 @@
 /** Display helpers: sizes, dates in the user's own locale, and a file's kind. */
+import { isRasterImage as isSharedRasterImage } from '../../../shared/media-types';
 
 const UNITS = ['bytes', 'KB', 'MB', 'GB'];
 
@@ -19,8 +20,9 @@ export function formatDate(timestamp: number | undefined): string {
   return timestamp === undefined ? '' : dateFormat.format(new Date(timestamp));
 }
 
+/** Shown as an image only if the server would serve it inline: the server's own list. */
 export function isRasterImage(mimeType: string | undefined): boolean {
-  return Boolean(mimeType && /^image\/(png|jpeg|gif|webp|avif|bmp|tiff)$/.test(mimeType));
+  return mimeType !== undefined && isSharedRasterImage(mimeType);
 }
 
 /** A short label for a document's type, shown as its icon. */

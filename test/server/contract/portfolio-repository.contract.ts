@@ -16,6 +16,7 @@ import {
   type PortfolioRepository,
   type StoredPortfolio,
 } from '../../../server/repositories/portfolio-repository-contract';
+import { portfolioRecord } from '../../helpers/portfolio-record';
 
 export interface ContractBackend {
   repository: PortfolioRepository;
@@ -53,34 +54,8 @@ function file(sha: string): StoredFile {
 
 const sha = (char: string) => char.repeat(64);
 
-function record(portfolioId: string, overrides: Partial<PortfolioRecord> = {}): PortfolioRecord {
-  return {
-    portfolioId,
-    memberBarcode: 'M1',
-    category: 'Art',
-    relativeCategory: [],
-    projectTitle: `Title ${portfolioId}`,
-    aboutProject: '',
-    projectDetail: 'detail',
-    projectLanuching: '',
-    readyToBuy: '',
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: [],
-    certificateDesc: '',
-    staffPick: false,
-    cover: null,
-    draftingProcess: [],
-    additionalDocument: [],
-    createdTime: clock,
-    modifiedTime: clock,
-    published: true,
-    active: true,
-    revision: 1,
-    ...overrides,
-  };
-}
+const record = (portfolioId: string, overrides: Partial<PortfolioRecord> = {}) =>
+  portfolioRecord(portfolioId, { createdTime: clock, modifiedTime: clock, ...overrides });
 
 /** The next revision of `current` with `changes`, as the service builds it. */
 function edit(current: PortfolioRecord, changes: Partial<PortfolioRecord>): PortfolioRecord {

@@ -3,7 +3,7 @@ import type { CreateUserBody, UpdateUserBody, User } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 import type { UserRecord, UserRepository } from '../repositories/user-repository';
-import { hashPassword } from './password';
+import { hashPassword } from '../auth/password';
 
 export function publicUser({ passwordHash: _hash, ...user }: UserRecord): User {
   return user;

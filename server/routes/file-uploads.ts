@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  CoverFileSchema,
+  errorResponses,
+  FileUploadBodySchema,
+  IfMatchHeadersSchema,
+  ListFileSchema,
+  PortfolioIdParamsSchema,
+  type FileSlot,
+  type FileUploadBody,
+} from '../../shared';
+import { fileView } from '../domain/portfolio-view';
+import { caller } from '../plugins/auth';
+import { receiveUpload } from './receive-upload';
+import { authorizeBeforeBody, conditionOf, withRevision } from './route-support';
+
+type Params = { portfolioId: string };
+
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+
+const MULTIPART_UPLOAD_DOC = {
+  properties: {
+    file: { description: 'The file (exactly one part named "file")' },
+    description: { type: 'string', maxLength: 1000 },
+  },
+  required: ['file'],
+};
+
+const UPLOAD_DESCRIPTION =
+  'Send multipart/form-data with the field `file` (and optionally `description`), or JSON ' +
+  '`{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. ' +
+  'Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; ' +
+  '`If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, ' +
+  'and nothing changes; a type the slot does not accept: 415.';
+
+const SLOT_DESCRIPTION: Record<FileSlot, string> = {
+  cover: 'Raster images only. Answers the File object without data (key `fileId`).',
+  draftingProcess: 'Accepts images and PDF',
+  additionalDocument: 'Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images',
+};
+
+/**
+ * Uploads: the cover, and files appended to draftingProcess or additionalDocument (DESIGN §5).
+ * Role, category and room in the list are checked before a byte of the body is read; a JSON
+ * body is then validated here, as the transport it is, and the service takes the file from there.
+ */
+export default async function fileUploadRoutes(app: FastifyInstance) {
+  app.addHook('onRequest', app.requireSession);
+  const common = { tags: ['files'], security: [{ session: [] }] };
+  const service = app.portfolioService;
+  const limits = app.config.limits;
+  const receiving = { limits, tempPath: () => app.blobStore.tempPath() };
+
+  /** Role, visibility, category and room in the list, before a byte of the body is read. */
+  const authorizeUpload = (slot: FileSlot) =>
+    authorizeBeforeBody<Params>((user, params, request) =>
+      service.authorizeUpload(user, params.portfolioId, slot, conditionOf(request)),
+    );
+
+  const route = (slot: FileSlot, status: 200 | 201) => ({
+    onRequest: authorizeUpload(slot),
+    schema: {
+      ...common,
+      summary: slot === 'cover' ? 'Set or replace the cover' : `Append a file to ${slot}`,
+      description:
+        slot === 'cover'
+          ? `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION.cover}`
+          : `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION[slot]}; at most ${limits.filesPerList} files. Answers the File object without data (key \`fileID\`).`,
+      consumes: ['multipart/form-data', 'application/json'],
+      params: PortfolioIdParamsSchema,
+      headers: IfMatchHeadersSchema,
+      // Only JSON bodies are validated by schema; multipart is streamed and checked as it
+      // arrives. Its schema has no `type`, so it documents the form without rejecting it.
+      body: {
+        content: {
+          'application/json': { schema: FileUploadBodySchema },
+          'multipart/form-data': { schema: MULTIPART_UPLOAD_DOC },
+        },
+      },
+      response: { [status]: slot === 'cover' ? CoverFileSchema : ListFileSchema, ...errors },
+    },
+  });
+
+  async function upload(
+    slot: FileSlot,
+    request: FastifyRequest<{ Params: Params; Body: FileUploadBody | undefined }>,
+  ) {
+    const received = await receiveUpload(request, receiving);
+    const { record, file } = await service.addFile(
+      caller(request).user,
+      request.params.portfolioId,
+      slot,
+      received,
+      conditionOf(request),
+    );
+    return { record, view: fileView(slot, file) };
+  }
+
+  app.put<{ Params: Params; Body: FileUploadBody | undefined }>(
+    '/api/v1/portfolio/:portfolioId/cover',
+    route('cover', 200),
+    async (request, reply) => {
+      const { record, view } = await upload('cover', request);
+      return withRevision(reply, record).send(view);
+    },
+  );
+
+  for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
+    app.post<{ Params: Params; Body: FileUploadBody | undefined }>(
+      `/api/v1/portfolio/:portfolioId/${slot}`,
+      route(slot, 201),
+      async (request, reply) => {
+        const { record, view } = await upload(slot, request);
+        return withRevision(reply.status(201), record).send(view);
+      },
+    );
+  }
+}

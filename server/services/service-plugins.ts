@@ -1,0 +1,42 @@
+import { unlink } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { PortfolioService } from './portfolio-service';
+import { UserService } from './user-service';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every portfolio use case; the one write path (DESIGN §9). */
+    portfolioService: PortfolioService;
+    /** User management and the first admin. */
+    userService: UserService;
+  }
+}
+
+/** The user use cases over the user repository. */
+export const userServicePlugin = fp(
+  async function userService(app: FastifyInstance) {
+    app.decorate('userService', new UserService(app.userRepository, app.config.auth));
+  },
+  { name: 'user-service', dependencies: ['storage'] },
+);
+
+/** The portfolio use cases over the repository contract and the blob store. */
+export const portfolioServicePlugin = fp(
+  async function portfolioService(app: FastifyInstance) {
+    const blobs = app.blobStore;
+    app.decorate(
+      'portfolioService',
+      new PortfolioService({
+        repository: app.portfolios,
+        blobs: {
+          adopt: (tempPath, sha256, durable) => blobs.adopt(tempPath, sha256, durable),
+          collect: (sha256s) => blobs.collect(sha256s),
+          discard: (tempPath) => unlink(tempPath).catch(() => {}),
+        },
+        limits: app.config.limits,
+      }),
+    );
+  },
+  { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);

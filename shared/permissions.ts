@@ -1,0 +1,55 @@
+/**
+ * Who may do what (DESIGN §2, §3): one set of predicates for the server, which enforces them, and
+ * the renderer, which only hides what would be refused. Pure functions of the user and the record.
+ */
+import type { Command } from './schemas/portfolio';
+import type { Role } from './schemas/user';
+
+/** The part of a user the rules look at. */
+export interface Actor {
+  role: Role;
+  /** Categories the user may change; `"*"` means all. */
+  allowEdit: readonly string[];
+}
+
+/** What a viewer's visibility rule looks at. */
+export interface Visibility {
+  published: boolean;
+  active: boolean;
+}
+
+/** Fields only an admin may set, on top of any command other than `save`. */
+export const ADMIN_FIELDS = ['certificateByOrg', 'certificateDesc', 'staffPick'] as const;
+export type AdminField = (typeof ADMIN_FIELDS)[number];
+
+export const isAdmin = (user: Actor | null | undefined): boolean => user?.role === 'admin';
+
+/** Editors and admins: may create, change, delete and restore portfolios, and see them all. */
+export const isStaff = (user: Actor | null | undefined): boolean =>
+  user?.role === 'admin' || user?.role === 'editor';
+
+/** Admins change every category; editors those in their allowEdit; viewers none. */
+export function mayEditCategory(user: Actor | null | undefined, category: string): boolean {
+  if (!user) return false;
+  if (user.role === 'admin') return true;
+  if (user.role !== 'editor') return false;
+  return user.allowEdit.includes('*') || user.allowEdit.includes(category);
+}
+
+/** Viewers see only published, active portfolios; to them the rest do not exist. */
+export function isVisibleTo(user: Actor, portfolio: Visibility): boolean {
+  return user.role !== 'viewer' || (portfolio.published && portfolio.active);
+}
+
+/** The admin-only parts of an update (fields and a command other than save) a non-admin sent. */
+export function adminOnlyParts(
+  user: Actor,
+  body: Partial<Record<AdminField, unknown>> & { command?: Command },
+): Array<AdminField | 'command'> {
+  if (user.role === 'admin') return [];
+  const parts: Array<AdminField | 'command'> = ADMIN_FIELDS.filter(
+    (field) => body[field] !== undefined,
+  );
+  if (body.command !== undefined && body.command !== 'save') parts.push('command');
+  return parts;
+}
