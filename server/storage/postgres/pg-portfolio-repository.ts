@@ -18,6 +18,7 @@ import {
   type TrashEntry,
 } from '../../repositories/portfolio-repository-contract';
 import { filesOf } from '../blob-references';
+import { GroupCommit } from './group-commit';
 import { Lru } from '../../repositories/lru';
 import {
   Parameters,
@@ -52,35 +53,36 @@ type Write = (p: Parameters) => string;
  * The portfolio repository contract over PostgreSQL (DESIGN §9, §12).
  *
  * Invariants:
- * - Every change runs in one transaction that first takes the next seq with
- *   `UPDATE library SET seq = seq + 1`. That row lock is held until commit, so writers pass one
- *   at a time from there on: seq follows commit order exactly (a plain sequence hands out numbers
- *   at call time, and a later number could commit first, letting a feed reader step past an
- *   earlier one still in flight), a rolled-back change gives its number back (no gaps), and the
- *   checks made after it (id taken, compare-and-set) cannot race another writer. The price is one
- *   writer at a time between the seq and the commit; everything else runs in parallel.
+ * - Every change first takes the next seq with `UPDATE library SET seq = seq + 1` in its
+ *   transaction. That row lock is held until commit, so writers pass one at a time from there
+ *   on: seq follows commit order exactly (a plain sequence hands out numbers at call time, and a
+ *   later number could commit first, letting a feed reader step past an earlier one still in
+ *   flight), a change rolled back gives its number back (no gaps), and the checks made after it
+ *   (id taken, compare-and-set) cannot race another writer. The price is one writing transaction
+ *   at a time, which group commit (below) makes up for; reads run in parallel.
  * - A portfolio is in exactly one place: `portfolios` (live), `trash` or `tombstones` (purged), at
  *   the seq of its latest change, so the three together, by seq, are the collapsed feed.
  * - `revisions` holds every kept revision with its full snapshot, the current one included, so
  *   the blobs referenced are exactly those its rows name.
  * - Jobs that do not take a seq (retention, forgetting tombstones) lock the library row too, so
  *   every writer takes its row locks in the same order and none can deadlock another.
- * - Within one instance, writing transactions also run one at a time, in call order: they would
- *   wait for each other on the library row anyway, and waiting here instead keeps a burst of
- *   writes from holding every pooled connection while reads need one. Across instances the
- *   library row orders them.
+ * - Within one instance, changes run in call order through one GroupCommit: they would wait for
+ *   each other on the library row anyway, so those that queue up share one transaction and one
+ *   WAL flush, and a burst of writes holds one pooled connection, not all that reads need.
+ *   Across instances the library row orders them.
  */
 export class PgPortfolioRepository implements PortfolioRepository {
   /** Totals per filter and visibility, each with the seq it was counted at. */
   private readonly totals = new Lru<KnownTotal>(MAX_CACHED_TOTALS);
-  /** The last writing transaction of this instance settles here. */
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes: GroupCommit;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly libraryId: string,
     private readonly keepHistory: boolean,
-  ) {}
+  ) {
+    this.writes = new GroupCommit(pool);
+  }
 
   /** Opens the repository on a migrated database (see openDatabase). */
   static async open(
@@ -397,26 +399,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
 
   /** A writing transaction, after this instance's earlier ones (see the class invariants). */
   private writing<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const run = this.writes.then(() => this.transaction(work));
-    this.writes = run.catch(() => {});
-    return run;
-  }
-
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A client whose rollback fails is in an unknown state: the pool must not hand it out again.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    return this.writes.run(work);
   }
 
   /**

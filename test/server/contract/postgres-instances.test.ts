@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PortfolioRecord } from '../../../shared';
 import {
+  PortfolioIdTakenError,
   RevisionConflictError,
   type Change,
   type ChangeMeta,
@@ -151,5 +152,35 @@ describe.skipIf(unavailable)(SUITE, () => {
     await inFlight.query('ROLLBACK');
     await inFlight.end();
     expect((await later).seq).toBe(2);
+  });
+
+  it('commits a burst of changes together: one refused leaves the others, and its seq', async () => {
+    const [a] = await twoInstances();
+    await a.insert(record('taken'), meta('ann'));
+    const ids = ['n1', 'n2', 'taken', 'n3', 'taken', 'n4'];
+    const results = await Promise.allSettled(ids.map((id) => a.insert(record(id), meta('bob'))));
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    for (const result of results.filter((result) => result.status === 'rejected'))
+      expect(result.reason).toBeInstanceOf(PortfolioIdTakenError);
+    const seqs = results.flatMap((result) =>
+      result.status === 'fulfilled' ? [(result.value as StoredPortfolio).seq] : [],
+    );
+    expect(seqs).toEqual([2, 3, 4, 5]);
+    expect((await a.get('taken'))?.createdBy).toBe('ann');
+    const feed = await a.changesSince(0, 100);
+    expect(feed.changes.map((change) => change.portfolioId)).toEqual([
+      'taken',
+      'n1',
+      'n2',
+      'n3',
+      'n4',
+    ]);
   });
 });
