@@ -39,7 +39,7 @@ export async function postgresUnavailable(suite: string): Promise<string | undef
     return undefined;
   } catch (error) {
     const where = new URL(POSTGRES_URL).host;
-    const reason = `PostgreSQL at ${where} is unreachable (${connectionFailure(error) ?? String(error)})`;
+    const reason = `PostgreSQL at ${where} is unreachable: ${connectionFailure(error) ?? String(error)}`;
     if (REQUIRED) throw new Error(`${reason}; PORTFOLIO_TEST_POSTGRES=require`);
     console.warn(`SKIPPED ${suite}: ${reason}. Start it, or set PORTFOLIO_TEST_DATABASE_URL.`);
     return reason;

@@ -14,6 +14,7 @@ import {
 } from '../../../server/repositories/portfolio-repository-contract';
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
+import { sharedSetting } from '../../../server/storage/postgres/settings';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
 const SUITE = 'PostgreSQL: several instances on one database';
@@ -182,5 +183,18 @@ describe.skipIf(unavailable)(SUITE, () => {
       'n3',
       'n4',
     ]);
+  });
+
+  it('shares one setting among instances starting together, whoever made it first', async () => {
+    await twoInstances();
+    let made = 0;
+    const create = () => ({ secret: `secret ${++made}` });
+    const answers = await Promise.all(
+      [...databases, ...databases].map((database) =>
+        sharedSetting(database.pool, 'pageTokenSecret', create),
+      ),
+    );
+    expect(new Set(answers.map((answer) => answer.secret)).size).toBe(1);
+    expect(await sharedSetting(databases[1]!.pool, 'pageTokenSecret', create)).toEqual(answers[0]);
   });
 });
