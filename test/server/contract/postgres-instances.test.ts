@@ -4,7 +4,6 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PortfolioRecord } from '../../../shared';
 import {
   PortfolioIdTakenError,
   RevisionConflictError,
@@ -15,6 +14,7 @@ import {
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
 import { sharedSetting } from '../../../server/storage/postgres/settings';
+import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
 const SUITE = 'PostgreSQL: several instances on one database';
@@ -27,33 +27,7 @@ const meta = (by: string, command = 'create'): ChangeMeta => ({
   changedFields: [],
 });
 
-function record(portfolioId: string): PortfolioRecord {
-  return {
-    portfolioId,
-    memberBarcode: 'M1',
-    category: 'Art',
-    relativeCategory: [],
-    projectTitle: `Title ${portfolioId}`,
-    aboutProject: '',
-    projectDetail: 'detail',
-    projectLanuching: '',
-    readyToBuy: '',
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: [],
-    certificateDesc: '',
-    staffPick: false,
-    cover: null,
-    draftingProcess: [],
-    additionalDocument: [],
-    createdTime: 1,
-    modifiedTime: 1,
-    published: true,
-    active: true,
-    revision: 1,
-  };
-}
+const record = (portfolioId: string) => portfolioRecord(portfolioId, { createdTime: 1 });
 
 describe.skipIf(unavailable)(SUITE, () => {
   let testDatabase: TestDatabase;

@@ -18,6 +18,7 @@ import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-po
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
 import { Store } from '../../../server/storage/store';
+import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
 const SUITE = 'PostgreSQL list answers as the embedded index';
@@ -60,31 +61,21 @@ function records(count: number): PortfolioRecord[] {
     return ((t ^ (t >>> 14)) >>> 0) % n;
   };
   const pick = <T>(list: readonly T[]) => list[next(list.length)]!;
-  return Array.from({ length: count }, (_, index) => ({
-    portfolioId: `p${String(next(1000)).padStart(3, '0')}-${index}`,
-    memberBarcode: `M${next(5)}`,
-    category: pick(CATEGORIES),
-    relativeCategory: TAGS.filter(() => next(3) === 0),
-    projectTitle: `${pick(TITLES)}${next(4) === 0 ? '' : ` ${next(3)}`}`,
-    aboutProject: '',
-    projectDetail: 'detail',
-    projectLanuching: '',
-    readyToBuy: pick(['', 'yes', 'no']),
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: TAGS.filter(() => next(5) === 0),
-    certificateDesc: '',
-    staffPick: next(4) === 0,
-    cover: null,
-    draftingProcess: [],
-    additionalDocument: [],
-    createdTime: 1_700_000_000_000 + next(40) * 1000,
-    modifiedTime: 1_700_000_000_000 + next(40) * 1000,
-    published: next(3) !== 0,
-    active: next(5) !== 0,
-    revision: 1,
-  }));
+  return Array.from({ length: count }, (_, index) =>
+    portfolioRecord(`p${String(next(1000)).padStart(3, '0')}-${index}`, {
+      memberBarcode: `M${next(5)}`,
+      category: pick(CATEGORIES),
+      relativeCategory: TAGS.filter(() => next(3) === 0),
+      projectTitle: `${pick(TITLES)}${next(4) === 0 ? '' : ` ${next(3)}`}`,
+      readyToBuy: pick(['', 'yes', 'no']),
+      certificateByOrg: TAGS.filter(() => next(5) === 0),
+      staffPick: next(4) === 0,
+      createdTime: 1_700_000_000_000 + next(40) * 1000,
+      modifiedTime: 1_700_000_000_000 + next(40) * 1000,
+      published: next(3) !== 0,
+      active: next(5) !== 0,
+    }),
+  );
 }
 
 const ORDERS = [
