@@ -1,7 +1,8 @@
 /**
  * History bench (issue 13): the write path with history on and off, in one run.
  *
- *   npx tsx bench/history.ts --size 10000          # 10000 | 100000 portfolios
+ *   npx tsx bench/history.ts --size 10000          # 1000 | 10000 | 100000 portfolios
+ *   npx tsx bench/history.ts --size 100000 --bound-rounds 0 --slices 20
  *
  * For each size, on a fresh data directory per mode, straight on the repository (the storage
  * cost history adds, without HTTP around it):
@@ -30,8 +31,6 @@ import { makePortfolios, seedDataDir } from './seed';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const CLIENTS = 10;
-/** Alternating measurement slices per mode. */
-const SLICES = 10;
 const KEEP_NEWEST = 5;
 const DAY = 86_400_000;
 
@@ -41,12 +40,15 @@ const { values: args } = parseArgs({
     updates: { type: 'string', default: '5000' },
     creates: { type: 'string', default: '2000' },
     'bound-rounds': { type: 'string', default: '8' },
+    /** Alternating measurement slices per mode. */
+    slices: { type: 'string', default: '10' },
   },
 });
 const SIZE = Number(args.size);
 const UPDATES = Number(args.updates);
 const CREATES = Number(args.creates);
 const BOUND_ROUNDS = Number(args['bound-rounds']);
+const SLICES = Number(args.slices);
 if (![1000, 10000, 100000].includes(SIZE)) throw new Error('--size must be 1000, 10000 or 100000');
 
 setFlagsFromString('--expose-gc');
@@ -93,6 +95,24 @@ async function dataDirSizes(dir: string) {
 
 const meta = (command: string) => ({ by: 'bench', time: Date.now(), command, changedFields: [] });
 
+interface Sample {
+  /** Operations per second (wall clock: mostly the disk's fdatasync). */
+  rate: number;
+  /** The process's CPU time per operation, in µs (user + system, GC included). */
+  cpuMicros: number;
+}
+
+async function timed(count: number, work: () => Promise<unknown>): Promise<Sample> {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(cpu);
+  return {
+    rate: count / ((performance.now() - start) / 1000),
+    cpuMicros: (used.user + used.system) / count,
+  };
+}
+
 /** `count` updates by CLIENTS concurrent writers over portfolios picked in a fixed stride. */
 async function updates(library: Library, ids: string[], count: number, offset = 0) {
   let next = 0;
@@ -109,9 +129,7 @@ async function updates(library: Library, ids: string[], count: number, offset = 
       await library.repository.update(id, current.revision, edited, meta('save'));
     }
   };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: CLIENTS }, writer));
-  return count / ((performance.now() - start) / 1000);
+  return timed(count, () => Promise.all(Array.from({ length: CLIENTS }, writer)));
 }
 
 async function creates(library: Library, template: PortfolioRecord, count: number, tag: string) {
@@ -122,9 +140,7 @@ async function creates(library: Library, template: PortfolioRecord, count: numbe
       await library.repository.insert({ ...template, portfolioId }, meta('create'));
     }
   };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: CLIENTS }, writer));
-  return count / ((performance.now() - start) / 1000);
+  return timed(count, () => Promise.all(Array.from({ length: CLIENTS }, writer)));
 }
 
 /**
@@ -139,8 +155,8 @@ async function throughput(records: PortfolioRecord[]) {
     on: await freshLibrary(true, records),
   };
   const samples = {
-    off: { update: [] as number[], create: [] as number[] },
-    on: { update: [] as number[], create: [] as number[] },
+    off: { update: [] as Sample[], create: [] as Sample[] },
+    on: { update: [] as Sample[], create: [] as Sample[] },
   };
   try {
     for (const library of Object.values(libraries)) await updates(library, ids, 500); // warm-up
@@ -162,14 +178,20 @@ async function throughput(records: PortfolioRecord[]) {
       await rm(library.dir, { recursive: true, force: true });
     }
   }
+  const summary = (list: Sample[]) => ({
+    rate: median(list.map((sample) => sample.rate)),
+    cpuMicros: median(list.map((sample) => sample.cpuMicros)),
+  });
   const result = {
-    off: { update: median(samples.off.update), create: median(samples.off.create) },
-    on: { update: median(samples.on.update), create: median(samples.on.create) },
+    off: { update: summary(samples.off.update), create: summary(samples.off.create) },
+    on: { update: summary(samples.on.update), create: summary(samples.on.create) },
   };
   for (const mode of ['off', 'on'] as const) {
+    const { update, create } = result[mode];
     console.log(
-      `  history ${mode}: ${result[mode].update.toFixed(0)} updates/s, ${result[mode].create.toFixed(0)} creates/s ` +
-        `(slices: ${samples[mode].update.map((rate) => rate.toFixed(0)).join(' ')})`,
+      `  history ${mode}: ${update.rate.toFixed(0)} updates/s (${update.cpuMicros.toFixed(0)} µs CPU each), ` +
+        `${create.rate.toFixed(0)} creates/s (${create.cpuMicros.toFixed(0)} µs CPU each); ` +
+        `update slices: ${samples[mode].update.map((sample) => sample.rate.toFixed(0)).join(' ')}`,
     );
   }
   return { ...result, samples };
@@ -260,11 +282,14 @@ console.log(`History bench, ${SIZE} portfolios, ${CLIENTS} concurrent writers`);
 console.log(`Throughput (median of ${SLICES} alternating slices per mode):`);
 const best = await throughput(records);
 const ratios = {
-  update: best.on.update / best.off.update,
-  create: best.on.create / best.off.create,
+  update: best.on.update.rate / best.off.update.rate,
+  create: best.on.create.rate / best.off.create.rate,
+  updateCpu: best.on.update.cpuMicros / best.off.update.cpuMicros,
+  createCpu: best.on.create.cpuMicros / best.off.create.cpuMicros,
 };
 console.log(
-  `  with/without history: update ${ratios.update.toFixed(2)}×, create ${ratios.create.toFixed(2)}× (target ≥ 0.8×)`,
+  `  with/without history: update ${ratios.update.toFixed(2)}×, create ${ratios.create.toFixed(2)}× (target ≥ 0.8×); ` +
+    `CPU per update ${ratios.updateCpu.toFixed(2)}×, per create ${ratios.createCpu.toFixed(2)}×`,
 );
 console.log('Growth per update (journal only, snapshots held back):');
 const perUpdate = await growth(records);

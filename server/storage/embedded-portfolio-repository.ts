@@ -138,8 +138,9 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
     };
     await this.commit(
       [
+        // Before the put: the superseded revision embeds the live record as it still is.
+        ...this.revisionOps(current, stored, meta, { col: 'portfolios', key: portfolioId }),
         { type: 'put', col: 'portfolios', key: portfolioId, value: stored },
-        ...this.revisionOps(current, stored, meta),
       ],
       seq,
     );
@@ -370,19 +371,24 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
   /**
    * The history ops of a change from `previous` to `next`: the superseded revision keeps its
    * record as its snapshot (or goes, with history off) and `next` gets its own entry.
+   * `previousStoredAt` says where `previous` is stored, if it is: the journal then refers to it.
    */
   private revisionOps(
     previous: StoredPortfolio | undefined,
     next: StoredPortfolio,
     meta: ChangeMeta,
+    previousStoredAt?: { col: 'portfolios'; key: string },
   ): Op[] {
     const ops: Op[] = [];
     if (previous) {
       const key = revisionKey(previous.portfolioId, previous.revision);
       const entry = this.store.get<StoredRevision>('revisions', key);
-      if (entry && this.keepHistory)
-        ops.push({ type: 'put', col: 'revisions', key, value: { ...entry, snapshot: previous } });
-      else if (entry) ops.push({ type: 'del', col: 'revisions', key });
+      if (entry && this.keepHistory) {
+        // Where the superseded record is already stored, the journal refers to it: no second copy.
+        const embed = previousStoredAt && { field: 'snapshot', ...previousStoredAt };
+        const value = { ...entry, snapshot: previous };
+        ops.push({ type: 'put', col: 'revisions', key, value, ...(embed && { embed }) });
+      } else if (entry) ops.push({ type: 'del', col: 'revisions', key });
     }
     const entry: StoredRevision = {
       portfolioId: next.portfolioId,

@@ -3,8 +3,20 @@ import { join } from 'node:path';
 import { syncDirectory } from './durable-file';
 
 export type Op =
-  | { type: 'put'; col: string; key: string; value: unknown }
+  | { type: 'put'; col: string; key: string; value: unknown; embed?: Embed }
   | { type: 'del'; col: string; key: string };
+
+/**
+ * A put whose value holds, as `field`, the record stored at `col`/`key` when the commit starts
+ * (the same object; no earlier op of the commit may change it). The journal writes the value
+ * without that field, and replay puts it back from the state it has rebuilt by then, so a record
+ * that is already on disk is not written out a second time.
+ */
+export interface Embed {
+  field: string;
+  col: string;
+  key: string;
+}
 
 export interface JournalEntry {
   seq: number;
@@ -159,7 +171,21 @@ function parseEntry(line: string): JournalEntry | null {
 }
 
 export function serializeEntry(entry: JournalEntry): string {
-  return `${JSON.stringify({ s: entry.seq, o: entry.ops })}\n`;
+  const ops = entry.ops.map((op) =>
+    op.type === 'put' && op.embed
+      ? { ...op, value: { ...(op.value as object), [op.embed.field]: undefined } } // left out
+      : op,
+  );
+  return `${JSON.stringify({ s: entry.seq, o: ops })}\n`;
+}
+
+/** Replay: the value of a journaled put, its embedded record (if any) taken from `records`. */
+export function replayedValue(
+  op: Extract<Op, { type: 'put' }>,
+  records: (col: string, key: string) => unknown,
+): unknown {
+  if (!op.embed) return op.value;
+  return { ...(op.value as object), [op.embed.field]: records(op.embed.col, op.embed.key) };
 }
 
 async function truncateFile(path: string, length: number): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
-import { Journal, serializeEntry, type Op } from './journal';
+import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
   SnapshotFile,
@@ -155,7 +155,8 @@ export class Store {
     for (const entry of entries) {
       for (const op of entry.ops) {
         const records = (collections[op.col] ??= {});
-        if (op.type === 'put') records[op.key] = op.value;
+        if (op.type === 'put')
+          records[op.key] = replayedValue(op, (col, key) => collections[col]?.[key]);
         else delete records[op.key];
       }
     }
@@ -202,6 +203,7 @@ export class Store {
   /** Applies `ops` now and resolves once they are durable; see the class invariants. */
   commit(ops: Op[]): Promise<void> {
     if (this.closed) return Promise.reject(new StorageWriteError('The store is closed'));
+    for (const op of ops) if (op.type === 'put' && op.embed) this.assertEmbedded(op);
     const seq = ++this.seq;
     const undo = ops.map((op) =>
       this.apply(op.col as CollectionName, op.key, op.type === 'put' ? op.value : undefined),
@@ -210,6 +212,14 @@ export class Store {
       this.queue.push({ seq, line: serializeEntry({ seq, ops }), undo, resolve, reject });
       this.flushing ??= this.flush();
     });
+  }
+
+  /** An embedded record must be the stored one itself, or replay would rebuild another value. */
+  private assertEmbedded(op: Extract<Op, { type: 'put' }>): void {
+    const { field, col, key } = op.embed!;
+    const stored = this.maps.get(col as CollectionName)?.get(key);
+    if (stored === undefined || (op.value as Record<string, unknown>)[field] !== stored)
+      throw new Error(`${op.col}/${op.key}.${field} is not the record stored at ${col}/${key}`);
   }
 
   private apply(col: CollectionName, key: string, next: unknown): UndoEntry {

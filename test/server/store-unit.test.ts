@@ -253,6 +253,44 @@ describe('Store', () => {
     );
   });
 
+  it('journals an embedded record once, by reference, and replays it from the state before', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    const first = { title: 'first version '.repeat(20) };
+    await store.commit([put('a', first)]);
+    const kept = { note: 'superseded', snapshot: first };
+    await store.commit([
+      {
+        type: 'put',
+        col: 'revisions',
+        key: 'a1',
+        value: kept,
+        embed: { field: 'snapshot', col: 'portfolios', key: 'a' },
+      },
+      put('a', { title: 'second' }),
+    ]);
+    expect(store.get('revisions', 'a1')).toBe(kept); // in memory: the very object
+    const segment = (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+    const journal = await readFile(join(dir, segment), 'utf8');
+    expect(journal.split('first version').length - 1).toBe(20); // written once, in its own put
+    store = await reopen(store, dir);
+    expect(store.get('revisions', 'a1')).toEqual(kept);
+    expect(store.get('portfolios', 'a')).toEqual({ title: 'second' });
+    // An embedded value that is not the stored record is refused before anything is applied.
+    expect(() =>
+      store.commit([
+        {
+          type: 'put',
+          col: 'revisions',
+          key: 'a2',
+          value: { snapshot: { title: 'second' } },
+          embed: { field: 'snapshot', col: 'portfolios', key: 'a' },
+        },
+      ]),
+    ).toThrow(/is not the record stored at portfolios\/a/);
+    expect(store.get('revisions', 'a2')).toBeUndefined();
+  });
+
   it('rejects commits after close', async () => {
     const store = await openStore(await tempDir());
     await store.close();
