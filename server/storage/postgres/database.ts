@@ -1,0 +1,219 @@
+import { basename, dirname, extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runner, type RunnerOption } from 'node-pg-migrate';
+import pg from 'pg';
+import { MIGRATIONS, SCHEMA_VERSION, versionOf } from './migrations';
+
+/** Where node-pg-migrate records the migrations it ran. */
+const MIGRATIONS_TABLE = 'schema_migrations';
+/** Session advisory lock held while migrating: instances starting together migrate once. */
+const MIGRATION_LOCK = 0x706f7274666f6c; // "portfol"
+const INT8_OID = 20;
+
+/**
+ * int8 columns (seq, counts, millisecond timestamps) arrive as numbers: every value this schema
+ * keeps in one stays far below 2^53, where a JavaScript number is exact.
+ */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface DatabaseLogger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+const SILENT: DatabaseLogger = { info: () => {}, warn: () => {} };
+
+export interface DatabaseOptions {
+  /** Connections this instance keeps open at most (default 10). */
+  poolSize?: number;
+  /** How long to wait for a connection before giving up (default 10 s). */
+  connectTimeoutMs?: number;
+  logger?: DatabaseLogger;
+}
+
+export interface Database {
+  readonly pool: pg.Pool;
+  /** `host:port`, for messages; never the password. */
+  readonly target: string;
+  close(): Promise<void>;
+}
+
+/** The database cannot be used at all: one line naming where and why, no stack trace needed. */
+export class DatabaseConnectError extends Error {
+  override readonly name = 'DatabaseConnectError';
+  constructor(
+    readonly target: string,
+    readonly reason: string,
+  ) {
+    super(`Cannot connect to PostgreSQL at ${target}: ${reason}.`);
+  }
+}
+
+/** The database was migrated by a newer release; this one must not touch it. */
+export class DatabaseSchemaTooNewError extends Error {
+  override readonly name = 'DatabaseSchemaTooNewError';
+  constructor(
+    readonly target: string,
+    readonly databaseVersion: number,
+  ) {
+    super(
+      `The database at ${target} has schema version ${databaseVersion}; this Portfolio Manager ` +
+        `reads up to version ${SCHEMA_VERSION}. Run a release that knows schema version ` +
+        `${databaseVersion} (or restore a backup made before the upgrade).`,
+    );
+  }
+}
+
+/** `host:port` of a connection URL (a socket directory given as `?host=` counts as the host). */
+export function targetOf(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DatabaseConnectError('(invalid URL)', 'the database URL cannot be parsed');
+  }
+  const host =
+    decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
+  const port = parsed.port || parsed.searchParams.get('port') || '5432';
+  return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is PostgreSQL running and listening there?)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'no answer (timed out)',
+  ECONNRESET: 'the connection was closed',
+  EPIPE: 'the connection was closed',
+};
+
+/** SQLSTATEs that say "this server will not let us in", worth one clear line. */
+const REFUSING_STATES = new Set([
+  '28000', // invalid authorization
+  '28P01', // wrong password
+  '3D000', // no such database
+  '53300', // too many connections
+  '57P03', // starting up or shutting down
+]);
+
+/**
+ * Why `error` means the database cannot be reached or used at all (network, authentication,
+ * missing database, server going away), or undefined for any other error.
+ */
+export function connectionFailure(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  // Node reports a host with several addresses (localhost: ::1 and 127.0.0.1) as an aggregate.
+  if (error instanceof AggregateError && typeof code !== 'string')
+    return connectionFailure(error.errors[0]);
+  if (typeof code === 'string') {
+    if (NETWORK_REASONS[code]) return NETWORK_REASONS[code];
+    if (REFUSING_STATES.has(code) || code === '57P01') return error.message;
+  }
+  if (/timeout/i.test(error.message)) return 'no answer (timed out)';
+  if (/Connection terminated/i.test(error.message)) return 'the connection was closed';
+  return undefined;
+}
+
+/**
+ * Opens a pool on `url` and brings the schema up to this build's version (once per deploy, under
+ * an advisory lock; every other instance starting meanwhile waits, then finds nothing to do).
+ * Throws DatabaseConnectError when the database cannot be used and DatabaseSchemaTooNewError when
+ * a newer release has migrated it.
+ */
+export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<Database> {
+  const target = targetOf(url);
+  const logger = options.logger ?? SILENT;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    application_name: 'portfolio-manager',
+    types: TYPES,
+  });
+  // An idle connection that breaks (server restart, network) must not crash the process: the pool
+  // drops it, and the next query opens a new one or reports the failure to its caller.
+  pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
+  try {
+    await migrate(pool, target, logger);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    const reason = connectionFailure(error);
+    throw reason === undefined ? error : new DatabaseConnectError(target, reason);
+  }
+  return { pool, target, close: () => pool.end() };
+}
+
+/** Applies the migrations this database lacks; see openDatabase. */
+export async function migrate(
+  pool: pg.Pool,
+  target: string,
+  logger: DatabaseLogger = SILENT,
+): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await refuseNewerSchema(client, target);
+      await runner(runnerOptions(client, logger));
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } catch (error) {
+    broken = error as Error;
+    throw error;
+  } finally {
+    // A client that failed mid-way may hold the lock or a half-open transaction: drop it.
+    client.release(broken);
+  }
+}
+
+async function refuseNewerSchema(client: pg.PoolClient, target: string): Promise<void> {
+  const exists = await client.query(`SELECT to_regclass('${MIGRATIONS_TABLE}') IS NOT NULL AS ok`);
+  if (!exists.rows[0].ok) return;
+  const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`);
+  const newest = Math.max(0, ...rows.map((row) => versionOf(row.name)));
+  if (newest > SCHEMA_VERSION) throw new DatabaseSchemaTooNewError(target, newest);
+}
+
+/**
+ * node-pg-migrate's runner over the migrations compiled into this build. The runner lists a
+ * folder and hands the files it finds to a loader; the migrations, though, are modules bundled
+ * into out/server/cli.js (a folder of migration files would not survive the bundling, and a
+ * deploy could then run with some missing). So the runner is shown exactly one file, this
+ * module's own (it exists wherever the code runs: the source under tsx or vitest, the bundle in
+ * production), and the loader answers for it with the bundled list. The runner still does the
+ * rest: ordering checks, the migrations table, one transaction for all pending migrations.
+ */
+function runnerOptions(client: pg.PoolClient, logger: DatabaseLogger): RunnerOption {
+  const self = fileURLToPath(import.meta.url);
+  const loader = () =>
+    Promise.resolve(
+      MIGRATIONS.map(({ name, up, down }) => ({
+        id: name,
+        filePaths: [self],
+        actions: { up, down },
+      })),
+    );
+  const escaped = basename(self).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return {
+    dbClient: client,
+    noLock: true, // held by migrate() around the version check too
+    dir: dirname(self),
+    ignorePattern: `(?!${escaped}$).*`,
+    migrationLoaderStrategies: [{ extensions: [extname(self)], loader }],
+    migrationsTable: MIGRATIONS_TABLE,
+    direction: 'up',
+    checkOrder: true,
+    singleTransaction: true,
+    logger: { debug: () => {}, info: logger.info, warn: logger.warn, error: logger.warn },
+  };
+}

@@ -1,0 +1,219 @@
+import type { FilterKey, OrderKey, PortfolioRecord } from '../../../shared';
+import type { OrderTerm } from '../../domain/list-query';
+import type { Cursor, ListPage, ListRequest, SortValue } from '../../repositories/portfolio-index';
+
+/**
+ * The list (DESIGN §4) as one SQL statement, answering exactly what the embedded index answers:
+ * the same order and ties, the same totals, and cursors of the same shape (so page tokens are
+ * made and read the same way whatever the backend).
+ */
+
+/** Collects parameter values and answers their placeholders. */
+export class Parameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/**
+ * JavaScript's string order as bytes: memcmp over UTF-16BE compares code unit by code unit, as
+ * JavaScript compares strings, so a bytea of it sorts exactly as the embedded index does.
+ */
+export function utf16Key(text: string): Buffer {
+  return Buffer.from(text, 'utf16le').swap16();
+}
+
+/**
+ * A text's position under a text order, as the embedded index keeps it: case-insensitive first,
+ * then the raw text after a NUL, so the order is total and deterministic.
+ */
+export const textSortValue = (text: string): string => `${text.toLowerCase()}\u0000${text}`;
+
+const SORT_COLUMNS: Record<OrderKey, string> = {
+  createdTime: 'created_time',
+  modifiedTime: 'modified_time',
+  staffPick: 'staff_pick',
+  projectTitle: 'title_key',
+  category: 'category_key',
+};
+
+/** The cursor value of `record` under `key`: what the embedded index makes for it. */
+function sortValue(record: PortfolioRecord, key: OrderKey): SortValue {
+  switch (key) {
+    case 'createdTime':
+    case 'modifiedTime':
+      return record[key];
+    case 'staffPick':
+      return record.staffPick ? 1 : 0;
+    case 'projectTitle':
+    case 'category':
+      return textSortValue(record[key]);
+  }
+}
+
+/** A cursor value as the parameter its sort column compares with. */
+function sortParameter(key: OrderKey, value: SortValue): unknown {
+  switch (key) {
+    case 'createdTime':
+    case 'modifiedTime':
+      return value;
+    case 'staffPick':
+      return value === 1;
+    case 'projectTitle':
+    case 'category':
+      return utf16Key(String(value));
+  }
+}
+
+export const cursorOf = (record: PortfolioRecord, order: readonly OrderTerm[]): Cursor => ({
+  values: order.map((term) => sortValue(record, term.key)),
+  id: record.portfolioId,
+});
+
+/** `%` and `_` match themselves inside a LIKE pattern (backslash is LIKE's escape). */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+const EXACT_COLUMNS = {
+  memberBarcode: 'member_barcode',
+  category: 'category',
+  readyToBuy: 'ready_to_buy',
+} as const;
+const ARRAY_COLUMNS = {
+  relativeCategory: 'relative_category',
+  certificateByOrg: 'certificate_by_org',
+} as const;
+const BOOLEAN_COLUMNS = { staffPick: 'staff_pick', published: 'published', active: 'active' };
+
+/**
+ * PostgreSQL text cannot hold NUL (U+0000), so no stored text has one: a lookup for a text with
+ * one matches nothing, and must not be sent (the database would refuse the statement).
+ */
+export const storable = (text: string): boolean => !text.includes('\u0000');
+
+/** One filter key's condition: its values OR (DESIGN §4); null when it constrains nothing. */
+function filterCondition(key: FilterKey, given: readonly string[], p: Parameters): string | null {
+  const values = given.filter(storable);
+  if (values.length === 0) return 'false';
+  switch (key) {
+    case 'memberBarcode':
+    case 'category':
+    case 'readyToBuy':
+      return `${EXACT_COLUMNS[key]} = ANY(${p.add(values)}::text[])`;
+    case 'relativeCategory':
+    case 'certificateByOrg':
+      return `${ARRAY_COLUMNS[key]} && ${p.add(values)}::text[]`;
+    case 'staffPick':
+    case 'published':
+    case 'active':
+      if (values.length > 1) return null; // true OR false
+      return `${BOOLEAN_COLUMNS[key]} = ${p.add(values[0] === 'true')}`;
+    case 'projectTitle': {
+      // The same lower-casing as the embedded index (JavaScript's, stored in title_lower).
+      // One LIKE per value (not LIKE ANY): each can use the trigram index, ORed as bitmaps.
+      const likes = values.map(
+        (value) => `title_lower LIKE ${p.add(`%${likeLiteral(value.toLowerCase())}%`)}`,
+      );
+      return `(${likes.join(' OR ')})`;
+    }
+  }
+}
+
+function whereClause(request: ListRequest, p: Parameters): string {
+  const conditions: string[] = [];
+  if (request.visibleOnly) conditions.push('published AND active');
+  for (const [key, values] of request.filter) {
+    const condition = filterCondition(key, values, p);
+    if (condition) conditions.push(condition);
+  }
+  return conditions.length === 0 ? 'true' : conditions.join(' AND ');
+}
+
+/**
+ * Strictly after `cursor` in the order: the first differing key decides (its direction says
+ * which way), and equal keys fall to portfolioId ascending. The leading key's bound comes first
+ * on its own, so the planner can start the index scan there.
+ */
+function afterClause(order: readonly OrderTerm[], cursor: Cursor, p: Parameters): string {
+  const columns = order.map((term) => SORT_COLUMNS[term.key]);
+  const values = order.map((term, index) => p.add(sortParameter(term.key, cursor.values[index]!)));
+  const id = p.add(cursor.id);
+  const alternatives: string[] = [];
+  for (let index = 0; index <= order.length; index++) {
+    const equal = columns.slice(0, index).map((column, at) => `${column} = ${values[at]}`);
+    const decisive =
+      index === order.length
+        ? `portfolio_id > ${id}`
+        : `${columns[index]} ${order[index]!.descending ? '<' : '>'} ${values[index]}`;
+    alternatives.push([...equal, decisive].join(' AND '));
+  }
+  const leading =
+    order.length === 0
+      ? 'true'
+      : `${columns[0]} ${order[0]!.descending ? '<=' : '>='} ${values[0]}`;
+  return `${leading} AND (${alternatives.join(' OR ')})`;
+}
+
+const orderClause = (order: readonly OrderTerm[], table = '') =>
+  [
+    ...order.map((term) => `${table}${SORT_COLUMNS[term.key]} ${term.descending ? 'DESC' : 'ASC'}`),
+    `${table}portfolio_id ASC`,
+  ].join(', ');
+
+/** A total counted before, valid while the library is still at that seq. */
+export interface KnownTotal {
+  seq: number;
+  total: number;
+}
+
+/**
+ * One statement, so the page, its total and the seq they belong to come from one snapshot: the
+ * total of all matches, and `limit + 1` matches after the cursor (the extra one says whether more
+ * follow). Every change to a live portfolio moves the library's seq, so a total counted at the
+ * seq the library is still at is still right, on any instance: the count then never runs (an
+ * uncorrelated subquery in a CASE branch is evaluated only when that branch is taken).
+ */
+export function listStatement(
+  request: ListRequest,
+  known: KnownTotal | undefined,
+): { text: string; values: unknown[] } {
+  const p = new Parameters();
+  const where = whereClause(request, p);
+  const after = request.after ? ` AND ${afterClause(request.order, request.after, p)}` : '';
+  const limit = p.add(request.limit + 1);
+  const sortColumns = request.order.map((term) => SORT_COLUMNS[term.key]);
+  const text = `
+    SELECT library.seq,
+      CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
+        ELSE (SELECT count(*) FROM portfolios WHERE ${where}) END AS total,
+      page.record
+    FROM library
+    LEFT JOIN LATERAL (
+      SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
+      FROM portfolios
+      WHERE ${where}${after}
+      ORDER BY ${orderClause(request.order)}
+      LIMIT ${limit}
+    ) page ON true
+    ORDER BY ${orderClause(request.order, 'page.')}`;
+  return { text, values: p.values };
+}
+
+export interface ListRow {
+  seq: number;
+  total: number;
+  record: PortfolioRecord | null;
+}
+
+export function listPage(rows: readonly ListRow[], request: ListRequest): ListPage {
+  const matches = rows.flatMap((row) => (row.record ? [row.record] : []));
+  const items = matches.slice(0, request.limit);
+  const more = matches.length > request.limit;
+  return {
+    items,
+    total: rows[0]?.total ?? 0,
+    next: more ? cursorOf(items.at(-1)!, request.order) : null,
+  };
+}

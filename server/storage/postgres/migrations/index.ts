@@ -1,0 +1,21 @@
+import type { MigrationBuilder } from 'node-pg-migrate';
+import * as initial from './0001_initial';
+
+export interface SchemaMigration {
+  /** `NNNN_what`: the number is the schema version the migration brings the database to. */
+  name: string;
+  up: (pgm: MigrationBuilder) => void | Promise<void>;
+  down: false;
+}
+
+/**
+ * Every migration, oldest first. They are imported, not read from a folder at run time, so they
+ * are part of the bundle (out/server/cli.js) and a deploy can never run with a missing file.
+ * Add a migration as a new module here; never change one that has shipped.
+ */
+export const MIGRATIONS: readonly SchemaMigration[] = [{ name: '0001_initial', ...initial }];
+
+export const versionOf = (name: string): number => Number.parseInt(name, 10) || 0;
+
+/** The schema version this build brings a database to. */
+export const SCHEMA_VERSION = versionOf(MIGRATIONS.at(-1)!.name);

@@ -1,0 +1,534 @@
+import type pg from 'pg';
+import type { PortfolioRecord } from '../../../shared';
+import type { ListPage, ListRequest } from '../../repositories/portfolio-index';
+import {
+  InvalidCursorError,
+  PortfolioIdTakenError,
+  PortfolioNotFoundError,
+  ResyncRequiredError,
+  RevisionConflictError,
+  type Change,
+  type ChangeMeta,
+  type ChangePage,
+  type Page,
+  type PortfolioRepository,
+  type RetentionPolicy,
+  type RevisionEntry,
+  type StoredPortfolio,
+  type TrashEntry,
+} from '../../repositories/portfolio-repository-contract';
+import { filesOf } from '../blob-references';
+import { GroupCommit } from './group-commit';
+import { Lru } from '../../repositories/lru';
+import {
+  Parameters,
+  listPage,
+  listStatement,
+  storable,
+  textSortValue,
+  utf16Key,
+  type KnownTotal,
+  type ListRow,
+} from './list-sql';
+
+export interface PgRepositoryOptions {
+  /** Keep superseded revisions (default). Off: only each portfolio's current revision is kept. */
+  history?: boolean;
+}
+
+/** Portfolios purged or pruned per transaction: short transactions, short waits for writers. */
+const BATCH = 200;
+const MAX_CACHED_TOTALS = 64;
+
+const TRASH_COLUMNS = `portfolio_id AS "portfolioId", project_title AS "projectTitle", category,
+  deleted_time AS "deletedTime", deleted_by AS "deletedBy", revision, seq, snapshot`;
+const REVISION_COLUMNS = `portfolio_id AS "portfolioId", revision, seq,
+  modified_time AS "modifiedTime", modified_by AS "modifiedBy", command,
+  changed_fields AS "changedFields", snapshot`;
+
+/** A statement of a change: SQL whose placeholders come from the change's shared Parameters. */
+type Write = (p: Parameters) => string;
+
+/**
+ * The portfolio repository contract over PostgreSQL (DESIGN §9, §12).
+ *
+ * Invariants:
+ * - Every change first takes the next seq with `UPDATE library SET seq = seq + 1` in its
+ *   transaction. That row lock is held until commit, so writers pass one at a time from there
+ *   on: seq follows commit order exactly (a plain sequence hands out numbers at call time, and a
+ *   later number could commit first, letting a feed reader step past an earlier one still in
+ *   flight), a change rolled back gives its number back (no gaps), and the checks made after it
+ *   (id taken, compare-and-set) cannot race another writer. The price is one writing transaction
+ *   at a time, which group commit (below) makes up for; reads run in parallel.
+ * - A portfolio is in exactly one place: `portfolios` (live), `trash` or `tombstones` (purged), at
+ *   the seq of its latest change, so the three together, by seq, are the collapsed feed.
+ * - `revisions` holds every kept revision with its full snapshot, the current one included, so
+ *   the blobs referenced are exactly those its rows name.
+ * - Jobs that do not take a seq (retention, forgetting tombstones) lock the library row too, so
+ *   every writer takes its row locks in the same order and none can deadlock another.
+ * - Within one instance, changes run in call order through one GroupCommit: they would wait for
+ *   each other on the library row anyway, so those that queue up share one transaction and one
+ *   WAL flush, and a burst of writes holds one pooled connection, not all that reads need.
+ *   Across instances the library row orders them.
+ */
+export class PgPortfolioRepository implements PortfolioRepository {
+  /** Totals per filter and visibility, each with the seq it was counted at. */
+  private readonly totals = new Lru<KnownTotal>(MAX_CACHED_TOTALS);
+  private readonly writes: GroupCommit;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly libraryId: string,
+    private readonly keepHistory: boolean,
+  ) {
+    this.writes = new GroupCommit(pool);
+  }
+
+  /** Opens the repository on a migrated database (see openDatabase). */
+  static async open(
+    pool: pg.Pool,
+    options: PgRepositoryOptions = {},
+  ): Promise<PgPortfolioRepository> {
+    const { rows } = await pool.query<{ library_id: string }>('SELECT library_id FROM library');
+    return new PgPortfolioRepository(pool, rows[0]!.library_id, options.history ?? true);
+  }
+
+  async get(portfolioId: string): Promise<StoredPortfolio | undefined> {
+    if (!storable(portfolioId)) return undefined;
+    const { rows } = await this.pool.query<{ record: StoredPortfolio }>(
+      'SELECT record FROM portfolios WHERE portfolio_id = $1',
+      [portfolioId],
+    );
+    return rows[0]?.record;
+  }
+
+  async query(request: ListRequest): Promise<ListPage> {
+    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}`;
+    const { text, values } = listStatement(request, this.totals.use(key));
+    const { rows } = await this.pool.query<ListRow>(text, values);
+    const page = listPage(rows, request);
+    this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
+    return page;
+  }
+
+  insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
+    const id = record.portfolioId;
+    return this.change(async (client, seq) => {
+      const { rows } = await client.query<{ taken: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM portfolios WHERE portfolio_id = $1)
+             OR EXISTS (SELECT 1 FROM trash WHERE portfolio_id = $1) AS taken`,
+        [id],
+      );
+      if (rows[0]!.taken) throw new PortfolioIdTakenError(id);
+      const stored: StoredPortfolio = { ...record, seq, createdBy: meta.by, modifiedBy: meta.by };
+      // A purged id may be used again: the live record replaces its tombstone in the feed.
+      await write(client, [
+        (p) => `DELETE FROM tombstones WHERE portfolio_id = ${p.add(id)}`,
+        ...this.liveWrites(stored, meta, undefined),
+      ]);
+      return stored;
+    });
+  }
+
+  update(
+    portfolioId: string,
+    expectedRevision: number,
+    next: PortfolioRecord,
+    meta: ChangeMeta,
+  ): Promise<StoredPortfolio> {
+    return this.change(async (client, seq) => {
+      const current = await live(client, portfolioId, expectedRevision);
+      assertFollows(next, expectedRevision);
+      const stored: StoredPortfolio = {
+        ...next,
+        portfolioId,
+        seq,
+        createdBy: current.createdBy,
+        modifiedBy: meta.by,
+      };
+      await write(client, this.liveWrites(stored, meta, current.revision));
+      return stored;
+    });
+  }
+
+  delete(
+    portfolioId: string,
+    expectedRevision: number | undefined,
+    meta: ChangeMeta,
+  ): Promise<TrashEntry> {
+    return this.change(async (client, seq) => {
+      const current = await live(client, portfolioId, expectedRevision);
+      const entry: TrashEntry = {
+        portfolioId,
+        projectTitle: current.projectTitle,
+        category: current.category,
+        deletedTime: meta.time,
+        deletedBy: meta.by,
+        revision: current.revision,
+        seq,
+        snapshot: current,
+      };
+      await write(client, [
+        (p) => `DELETE FROM portfolios WHERE portfolio_id = ${p.add(portfolioId)}`,
+        (p) => `INSERT INTO trash (portfolio_id, project_title, category, deleted_time,
+                  deleted_by, revision, seq, snapshot)
+                VALUES (${p.add(portfolioId)}, ${p.add(entry.projectTitle)},
+                  ${p.add(entry.category)}, ${p.add(entry.deletedTime)}, ${p.add(entry.deletedBy)},
+                  ${p.add(entry.revision)}, ${p.add(seq)}, ${p.add(JSON.stringify(current))})`,
+      ]);
+      return entry;
+    });
+  }
+
+  restoreFromTrash(
+    portfolioId: string,
+    next: PortfolioRecord,
+    meta: ChangeMeta,
+  ): Promise<StoredPortfolio> {
+    return this.change(async (client, seq) => {
+      const entry = await trashed(client, portfolioId);
+      if (!entry) throw new PortfolioNotFoundError(portfolioId);
+      assertFollows(next, entry.revision);
+      const stored: StoredPortfolio = {
+        ...next,
+        portfolioId,
+        seq,
+        createdBy: entry.snapshot.createdBy,
+        modifiedBy: meta.by,
+      };
+      await write(client, [
+        (p) => `DELETE FROM trash WHERE portfolio_id = ${p.add(portfolioId)}`,
+        ...this.liveWrites(stored, meta, entry.revision),
+      ]);
+      return stored;
+    });
+  }
+
+  getTrashed(portfolioId: string): Promise<TrashEntry | undefined> {
+    return trashed(this.pool, portfolioId);
+  }
+
+  async listTrash(pageSize: number, cursor: string | null): Promise<Page<TrashEntry>> {
+    const before = cursor === null ? null : parseCursor(cursor);
+    const { rows } = await this.pool.query<{ total: number; entry: TrashEntry | null }>(
+      `SELECT counted.total, row_to_json(page) AS entry
+       FROM (SELECT count(*) AS total FROM trash) counted
+       LEFT JOIN LATERAL (
+         SELECT ${TRASH_COLUMNS} FROM trash
+         WHERE $1::bigint IS NULL OR seq < $1
+         ORDER BY seq DESC LIMIT $2
+       ) page ON true
+       ORDER BY page.seq DESC`,
+      [before, pageSize + 1],
+    );
+    return pageOf(rows, pageSize, (entry) => entry.seq);
+  }
+
+  async purge(options: { deletedBefore?: number; portfolioId?: string }): Promise<string[]> {
+    if (options.portfolioId !== undefined && !storable(options.portfolioId)) return [];
+    const purged: string[] = [];
+    for (;;) {
+      const batch = await this.writing(async (client) => {
+        const { rows: library } = await client.query<{ seq: number }>(
+          'SELECT seq FROM library FOR UPDATE',
+        );
+        // Chosen under the library lock: an entry restored meanwhile is no longer in the trash.
+        const { rows } = await client.query<{ portfolio_id: string }>(
+          `SELECT portfolio_id FROM trash
+           WHERE ($1::text IS NULL OR portfolio_id = $1)
+             AND ($2::bigint IS NULL OR deleted_time < $2)
+           ORDER BY seq LIMIT ${BATCH}`,
+          [options.portfolioId ?? null, options.deletedBefore ?? null],
+        );
+        if (rows.length === 0) return [];
+        const ids = rows.map((row) => row.portfolio_id);
+        const seqs = ids.map((_, index) => library[0]!.seq + index + 1);
+        await write(client, [
+          (p) => `DELETE FROM revisions WHERE portfolio_id = ANY(${p.add(ids)}::text[])`,
+          (p) => `DELETE FROM trash WHERE portfolio_id = ANY(${p.add(ids)}::text[])`,
+          (p) => `INSERT INTO tombstones (portfolio_id, seq, revision, deleted_time, purged_time)
+                  SELECT t.portfolio_id, s.seq, t.revision, t.deleted_time, ${p.add(Date.now())}
+                  FROM trash t
+                  JOIN unnest(${p.add(ids)}::text[], ${p.add(seqs)}::bigint[])
+                    AS s(portfolio_id, seq) ON s.portfolio_id = t.portfolio_id`,
+          (p) => `UPDATE library SET seq = ${p.add(seqs.at(-1))}`,
+        ]);
+        return ids;
+      });
+      purged.push(...batch);
+      if (batch.length < BATCH) return purged;
+    }
+  }
+
+  async revisions(
+    portfolioId: string,
+    pageSize: number,
+    cursor: string | null,
+  ): Promise<Page<RevisionEntry>> {
+    const before = cursor === null ? null : parseCursor(cursor);
+    if (!storable(portfolioId)) return { items: [], total: 0, next: null };
+    const { rows } = await this.pool.query<{ total: number; entry: RevisionEntry | null }>(
+      `SELECT counted.total, row_to_json(page) AS entry
+       FROM (SELECT count(*) AS total FROM revisions WHERE portfolio_id = $1) counted
+       LEFT JOIN LATERAL (
+         SELECT ${REVISION_COLUMNS} FROM revisions
+         WHERE portfolio_id = $1 AND ($2::integer IS NULL OR revision < $2)
+         ORDER BY revision DESC LIMIT $3
+       ) page ON true
+       ORDER BY page.revision DESC`,
+      [portfolioId, before, pageSize + 1],
+    );
+    return pageOf(rows, pageSize, (entry) => entry.revision);
+  }
+
+  async revision(portfolioId: string, revision: number): Promise<RevisionEntry | undefined> {
+    if (!storable(portfolioId)) return undefined;
+    const { rows } = await this.pool.query<RevisionEntry>(
+      `SELECT ${REVISION_COLUMNS} FROM revisions WHERE portfolio_id = $1 AND revision = $2`,
+      [portfolioId, revision],
+    );
+    return rows[0];
+  }
+
+  async pruneRevisions(policy: RetentionPolicy): Promise<number> {
+    const keepNewest = Math.max(1, policy.keepNewest);
+    // Portfolios with more revisions than the newest N; only their older ones can go.
+    const { rows } = await this.pool.query<{ portfolio_id: string }>(
+      `SELECT portfolio_id FROM revisions GROUP BY portfolio_id HAVING count(*) > $1`,
+      [keepNewest],
+    );
+    let removed = 0;
+    for (let start = 0; start < rows.length; start += BATCH) {
+      const ids = rows.slice(start, start + BATCH).map((row) => row.portfolio_id);
+      removed += await this.writing(async (client) => {
+        await client.query('SELECT 1 FROM library FOR UPDATE');
+        const result = await client.query(
+          `DELETE FROM revisions r
+           USING (
+             SELECT id, (SELECT revision FROM revisions WHERE portfolio_id = id
+                         ORDER BY revision DESC OFFSET $2 - 1 LIMIT 1) AS oldest_kept
+             FROM unnest($1::text[]) AS id
+           ) kept
+           WHERE r.portfolio_id = kept.id AND r.revision < kept.oldest_kept
+             AND r.modified_time < $3`,
+          [ids, keepNewest, policy.keepSince],
+        );
+        return result.rowCount ?? 0;
+      });
+    }
+    return removed;
+  }
+
+  async changesSince(since: number, limit: number): Promise<ChangePage> {
+    // One statement, one snapshot: the horizon and the changes agree with each other.
+    const { rows } = await this.pool.query<{
+      horizon: number;
+      seq: number | null;
+      portfolio_id: string;
+      revision: number;
+      record: StoredPortfolio | null;
+    }>(
+      `SELECT library.horizon, feed.*
+       FROM library LEFT JOIN LATERAL (
+         SELECT * FROM (
+           (SELECT seq, portfolio_id, revision, record FROM portfolios
+            WHERE seq > $1 ORDER BY seq LIMIT $2)
+           UNION ALL
+           (SELECT seq, portfolio_id, revision, NULL FROM trash
+            WHERE seq > $1 ORDER BY seq LIMIT $2)
+           UNION ALL
+           (SELECT seq, portfolio_id, revision, NULL FROM tombstones
+            WHERE seq > $1 ORDER BY seq LIMIT $2)
+         ) places ORDER BY seq LIMIT $2
+       ) feed ON true
+       ORDER BY feed.seq`,
+      [since, limit + 1],
+    );
+    const horizon = rows[0]!.horizon;
+    if (since < horizon) throw new ResyncRequiredError(since, horizon);
+    const changes = rows.flatMap((row): Change[] => {
+      if (row.seq === null) return [];
+      const { seq, portfolio_id: portfolioId, revision, record } = row;
+      return record
+        ? [{ seq, portfolioId, revision, deleted: false, portfolio: record }]
+        : [{ seq, portfolioId, revision, deleted: true }];
+    });
+    const page = changes.slice(0, limit);
+    return { changes: page, next: page.at(-1)?.seq ?? since, hasMore: changes.length > limit };
+  }
+
+  forgetTombstones(purgedBefore: number): Promise<number> {
+    return this.writing(async (client) => {
+      await client.query('SELECT 1 FROM library FOR UPDATE');
+      const { rows } = await client.query<{ forgotten: number }>(
+        `WITH gone AS (DELETE FROM tombstones WHERE purged_time < $1 RETURNING seq),
+              moved AS (UPDATE library SET horizon = GREATEST(horizon, (SELECT max(seq) FROM gone)))
+         SELECT count(*) AS forgotten FROM gone`,
+        [purgedBefore],
+      );
+      return rows[0]!.forgotten;
+    });
+  }
+
+  async referencedBlobs(): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ sha256: string }>(
+      'SELECT DISTINCT unnest(blobs) AS sha256 FROM revisions',
+    );
+    return new Set(rows.map((row) => row.sha256));
+  }
+
+  async isBlobReferenced(sha256: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ referenced: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM revisions WHERE blobs @> ARRAY[$1::text]) AS referenced',
+      [sha256],
+    );
+    return rows[0]!.referenced;
+  }
+
+  // ---- internals ----
+
+  /** Runs `work` in a transaction holding the next seq; see the class invariants. */
+  private change<T>(work: (client: pg.PoolClient, seq: number) => Promise<T>): Promise<T> {
+    return this.writing(async (client) => {
+      const { rows } = await client.query<{ seq: number }>(
+        'UPDATE library SET seq = seq + 1 RETURNING seq',
+      );
+      return work(client, rows[0]!.seq);
+    });
+  }
+
+  /** A writing transaction, after this instance's earlier ones (see the class invariants). */
+  private writing<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.writes.run(work);
+  }
+
+  /**
+   * Writes `stored` as the live record and its revision; with history off, the revision it
+   * supersedes goes.
+   */
+  private liveWrites(stored: StoredPortfolio, meta: ChangeMeta, previous: number | undefined) {
+    const writes: Write[] = [(p) => upsertLive(p, stored), (p) => insertRevision(p, stored, meta)];
+    if (!this.keepHistory && previous !== undefined) {
+      writes.push(
+        (p) =>
+          `DELETE FROM revisions WHERE portfolio_id = ${p.add(stored.portfolioId)}
+           AND revision = ${p.add(previous)}`,
+      );
+    }
+    return writes;
+  }
+}
+
+/**
+ * Runs several writes as one statement (data-modifying CTEs): one round trip while the library
+ * lock is held. They touch different rows and see one snapshot, so their order does not matter.
+ */
+async function write(client: pg.PoolClient, writes: Write[]): Promise<void> {
+  const p = new Parameters();
+  const parts = writes.map((statement, index) => `w${index} AS (${statement(p)})`);
+  await client.query(`WITH ${parts.join(',\n')} SELECT 1`, p.values);
+}
+
+/** The typed columns of a live record: what the list orders and filters on. */
+function liveColumns(record: StoredPortfolio): Record<string, unknown> {
+  return {
+    portfolio_id: record.portfolioId,
+    record: JSON.stringify(record),
+    revision: record.revision,
+    seq: record.seq,
+    created_time: record.createdTime,
+    modified_time: record.modifiedTime,
+    title_key: utf16Key(textSortValue(record.projectTitle)),
+    title_lower: record.projectTitle.toLowerCase(),
+    category: record.category,
+    category_key: utf16Key(textSortValue(record.category)),
+    member_barcode: record.memberBarcode,
+    ready_to_buy: record.readyToBuy,
+    staff_pick: record.staffPick,
+    published: record.published,
+    active: record.active,
+    relative_category: record.relativeCategory,
+    certificate_by_org: record.certificateByOrg,
+    created_by: record.createdBy,
+    modified_by: record.modifiedBy,
+  };
+}
+
+function upsertLive(p: Parameters, record: StoredPortfolio): string {
+  const columns = liveColumns(record);
+  const names = Object.keys(columns);
+  return `INSERT INTO portfolios (${names.join(', ')})
+    VALUES (${names.map((name) => p.add(columns[name])).join(', ')})
+    ON CONFLICT (portfolio_id) DO UPDATE SET
+    ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`;
+}
+
+function insertRevision(p: Parameters, stored: StoredPortfolio, meta: ChangeMeta): string {
+  const blobs = [...new Set(filesOf(stored).map((file) => file.sha256))];
+  return `INSERT INTO revisions (portfolio_id, revision, seq, modified_time, modified_by, command,
+      changed_fields, snapshot, blobs)
+    VALUES (${p.add(stored.portfolioId)}, ${p.add(stored.revision)}, ${p.add(stored.seq)},
+      ${p.add(meta.time)}, ${p.add(meta.by)}, ${p.add(meta.command)},
+      ${p.add(meta.changedFields)}::text[], ${p.add(JSON.stringify(stored))},
+      ${p.add(blobs)}::text[])`;
+}
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/** The live record, if it is still at `expectedRevision` (any revision when undefined). */
+async function live(
+  client: Queryable,
+  portfolioId: string,
+  expectedRevision: number | undefined,
+): Promise<StoredPortfolio> {
+  if (!storable(portfolioId)) throw new PortfolioNotFoundError(portfolioId);
+  const { rows } = await client.query<{ record: StoredPortfolio }>(
+    'SELECT record FROM portfolios WHERE portfolio_id = $1',
+    [portfolioId],
+  );
+  const current = rows[0]?.record;
+  if (!current) throw new PortfolioNotFoundError(portfolioId);
+  if (expectedRevision !== undefined && current.revision !== expectedRevision)
+    throw new RevisionConflictError(portfolioId, current.revision, expectedRevision);
+  return current;
+}
+
+async function trashed(client: Queryable, portfolioId: string): Promise<TrashEntry | undefined> {
+  if (!storable(portfolioId)) return undefined;
+  const { rows } = await client.query<TrashEntry>(
+    `SELECT ${TRASH_COLUMNS} FROM trash WHERE portfolio_id = $1`,
+    [portfolioId],
+  );
+  return rows[0];
+}
+
+/** A page of `limit + 1` rows: the extra row only says that more follow. */
+function pageOf<T>(
+  rows: ReadonlyArray<{ total: number; entry: T | null }>,
+  pageSize: number,
+  position: (entry: T) => number,
+): Page<T> {
+  const entries = rows.flatMap((row) => (row.entry ? [row.entry] : []));
+  const items = entries.slice(0, pageSize);
+  const more = entries.length > pageSize && items.length > 0;
+  return {
+    items,
+    total: rows[0]?.total ?? 0,
+    next: more ? String(position(items.at(-1)!)) : null,
+  };
+}
+
+/** The repository stamps seq and authors; the revision is the caller's and must follow on. */
+function assertFollows(next: PortfolioRecord, revision: number): void {
+  if (next.revision !== revision + 1) {
+    throw new RangeError(
+      `A change from revision ${revision} must be revision ${revision + 1}, not ${next.revision}`,
+    );
+  }
+}
+
+/** History and trash cursors are the position of the last item: a positive integer. */
+function parseCursor(cursor: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(cursor)) throw new InvalidCursorError(cursor);
+  return Number(cursor);
+}

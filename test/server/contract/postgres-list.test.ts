@@ -1,0 +1,232 @@
+/**
+ * The list (DESIGN §4) in SQL answers exactly what the embedded index answers: the same items in
+ * the same order on every page, the same totals and the same cursors, over data made to find the
+ * differences (case, accents, characters outside the BMP, equal keys, LIKE's own wildcards).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PortfolioRecord, Role } from '../../../shared';
+import { listScope, parseFilter, parseOrderBy } from '../../../server/domain/list-query';
+import type { ListPage } from '../../../server/repositories/portfolio-index';
+import {
+  PortfolioNotFoundError,
+  type PortfolioRepository,
+} from '../../../server/repositories/portfolio-repository-contract';
+import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-portfolio-repository';
+import { openDatabase, type Database } from '../../../server/storage/postgres/database';
+import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
+import { Store } from '../../../server/storage/store';
+import { portfolioRecord } from '../../helpers/portfolio-record';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
+
+const SUITE = 'PostgreSQL list answers as the embedded index';
+const unavailable = await postgresUnavailable(SUITE);
+
+/** Texts whose order differs between naive collations and JavaScript's code-unit order. */
+const TITLES = [
+  'apple',
+  'Apple',
+  'APPLE',
+  'apple pie',
+  'Äpfel',
+  'äpfel',
+  'zebra',
+  'Zebra',
+  'éclair',
+  'Eclair',
+  'ß straße',
+  'İstanbul',
+  '😀 smile',
+  '\uFF21 fullwidth A',
+  '\uE000 private use',
+  '100% cotton',
+  'under_score',
+  'back\\slash',
+  'a',
+  'A',
+];
+const CATEGORIES = ['Art', 'art', 'Design', 'Ärger', '😀', 'Zoo'];
+const TAGS = ['red', 'blue', 'Red', 'green'];
+
+/** A deterministic spread of records: many equal keys, so ties are decided by portfolioId. */
+function records(count: number): PortfolioRecord[] {
+  let seed = 7;
+  /** mulberry32: a small seeded generator, so every run tests the same data. */
+  const next = (n: number) => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+  const pick = <T>(list: readonly T[]) => list[next(list.length)]!;
+  return Array.from({ length: count }, (_, index) =>
+    portfolioRecord(`p${String(next(1000)).padStart(3, '0')}-${index}`, {
+      memberBarcode: `M${next(5)}`,
+      category: pick(CATEGORIES),
+      relativeCategory: TAGS.filter(() => next(3) === 0),
+      projectTitle: `${pick(TITLES)}${next(4) === 0 ? '' : ` ${next(3)}`}`,
+      readyToBuy: pick(['', 'yes', 'no']),
+      certificateByOrg: TAGS.filter(() => next(5) === 0),
+      staffPick: next(4) === 0,
+      createdTime: 1_700_000_000_000 + next(40) * 1000,
+      modifiedTime: 1_700_000_000_000 + next(40) * 1000,
+      published: next(3) !== 0,
+      active: next(5) !== 0,
+    }),
+  );
+}
+
+const ORDERS = [
+  undefined,
+  'createdTime-',
+  'modifiedTime',
+  'projectTitle',
+  'projectTitle-',
+  'category',
+  'category-,projectTitle',
+  'staffPick-,createdTime',
+  'staffPick,modifiedTime-,projectTitle-',
+];
+
+const FILTERS: Array<[string | undefined, Role]> = [
+  [undefined, 'viewer'],
+  [undefined, 'admin'],
+  ['category:Art', 'admin'],
+  ['category:Art,category:😀', 'viewer'],
+  ['projectTitle:apple', 'admin'],
+  ['projectTitle:ÄPFEL,projectTitle:zeb', 'admin'],
+  ['projectTitle:%', 'admin'],
+  ['projectTitle:_', 'admin'],
+  ['projectTitle:\\\\', 'admin'],
+  ['projectTitle:😀', 'viewer'],
+  ['relativeCategory:red', 'admin'],
+  ['relativeCategory:red,relativeCategory:Red,certificateByOrg:blue', 'admin'],
+  ['staffPick:true', 'viewer'],
+  ['staffPick:true,staffPick:false', 'admin'],
+  ['published:false,active:true', 'admin'],
+  ['memberBarcode:M1,readyToBuy:yes', 'admin'],
+  ['readyToBuy:', 'admin'],
+  ['category:nothing', 'admin'],
+  // PostgreSQL text cannot hold NUL: such values match nothing there, as nothing here.
+  ['category:Art,category:a\u0000b', 'admin'],
+  ['projectTitle:\u0000,relativeCategory:red', 'admin'],
+];
+
+/** Every page of one query: items, totals and cursors, as the repository answers them. */
+async function walk(
+  repository: PortfolioRepository,
+  order: string | undefined,
+  filter: string | undefined,
+  role: Role,
+  pageSize: number,
+): Promise<ListPage[]> {
+  const scope = listScope(parseOrderBy(order), parseFilter(filter, role), role === 'viewer');
+  const pages: ListPage[] = [];
+  let after: ListPage['next'] = null;
+  do {
+    const page = await repository.query({ ...scope, after, limit: pageSize });
+    pages.push(page);
+    after = page.next;
+  } while (after && pages.length < 1000);
+  return pages;
+}
+
+describe.skipIf(unavailable)(SUITE, () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let dataDir: string;
+  let store: Store;
+  let embedded: EmbeddedPortfolioRepository;
+  let postgres: PgPortfolioRepository;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase(testDatabase.url);
+    postgres = await PgPortfolioRepository.open(database.pool);
+    dataDir = await mkdtemp(join(tmpdir(), 'portfolio-list-'));
+    store = await Store.open({ dataDir });
+    embedded = await EmbeddedPortfolioRepository.open(store);
+    for (const record of records(240)) {
+      const meta = { by: 'ann', time: record.createdTime, command: 'create', changedFields: [] };
+      await embedded.insert(record, meta);
+      await postgres.insert(record, meta);
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+    await store?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it.each(ORDERS.map((order) => [order ?? '(default)', order]))(
+    'orders by %s exactly as the embedded index, every filter, every page',
+    async (_name, order) => {
+      for (const [filter, role] of FILTERS) {
+        for (const pageSize of [7, 1000]) {
+          const expected = await walk(embedded, order, filter, role, pageSize);
+          const actual = await walk(postgres, order, filter, role, pageSize);
+          const context = `orderBy=${order} filter=${filter} role=${role} pageSize=${pageSize}`;
+          expect(actual.length, context).toBe(expected.length);
+          for (const [index, page] of expected.entries()) {
+            const got = actual[index]!;
+            expect(
+              got.items.map((item) => item.portfolioId),
+              context,
+            ).toEqual(page.items.map((item) => item.portfolioId));
+            expect(got.total, context).toBe(page.total);
+            expect(got.next, context).toEqual(page.next);
+          }
+        }
+      }
+    },
+  );
+
+  it('recounts a total once another instance changed the library', async () => {
+    const other = await PgPortfolioRepository.open(database.pool);
+    const scope = listScope(parseOrderBy(undefined), parseFilter('category:Zoo', 'admin'), false);
+    const before = await postgres.query({ ...scope, after: null, limit: 5 });
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(before.total);
+    const [template] = records(1);
+    await other.insert(
+      { ...template!, portfolioId: 'zoo-extra', category: 'Zoo' },
+      { by: 'bob', time: 1, command: 'create', changedFields: [] },
+    );
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(
+      before.total + 1,
+    );
+    await other.delete('zoo-extra', undefined, {
+      by: 'bob',
+      time: 2,
+      command: 'delete',
+      changedFields: [],
+    });
+    expect((await postgres.query({ ...scope, after: null, limit: 5 })).total).toBe(before.total);
+  });
+
+  it('finds nothing under an id with NUL, which PostgreSQL cannot store, and fails no statement', async () => {
+    const id = 'p\u0000';
+    const meta = { by: 'ann', time: 1, command: 'save', changedFields: [] };
+    expect(await postgres.get(id)).toBeUndefined();
+    expect(await postgres.getTrashed(id)).toBeUndefined();
+    expect(await postgres.revision(id, 1)).toBeUndefined();
+    expect(await postgres.revisions(id, 10, null)).toEqual({ items: [], total: 0, next: null });
+    expect(await postgres.purge({ portfolioId: id })).toEqual([]);
+    const [template] = records(1);
+    await expect(
+      postgres.update(id, 1, { ...template!, portfolioId: id, revision: 2 }, meta),
+    ).rejects.toBeInstanceOf(PortfolioNotFoundError);
+    await expect(postgres.delete(id, undefined, meta)).rejects.toBeInstanceOf(
+      PortfolioNotFoundError,
+    );
+  });
+
+  it('answers the records themselves, byte for byte as stored', async () => {
+    const [expected] = await walk(embedded, 'projectTitle', undefined, 'admin', 1000);
+    const [actual] = await walk(postgres, 'projectTitle', undefined, 'admin', 1000);
+    expect(JSON.stringify(actual!.items)).toBe(JSON.stringify(expected!.items));
+  });
+});
