@@ -68,7 +68,23 @@ function sortParameter(key: OrderKey, value: SortValue): unknown {
   }
 }
 
-export const cursorOf = (record: PortfolioRecord, order: readonly OrderTerm[]): Cursor => ({
+/** An order SQL can answer: by columns. */
+type SqlOrderTerm = OrderTerm & { key: OrderKey };
+
+/**
+ * The request's order as columns. Full-text `q` and its relevance order are answered by the
+ * embedded index only so far; here they fail loudly rather than answer something else.
+ */
+function sqlOrder(request: ListRequest): SqlOrderTerm[] {
+  if (request.search) throw new Error('Full-text search (q) is not answered on PostgreSQL yet.');
+  return request.order.map((term) => {
+    if (term.key === 'relevance')
+      throw new Error('orderBy=relevance is not answered on PostgreSQL yet.');
+    return { ...term, key: term.key };
+  });
+}
+
+export const cursorOf = (record: PortfolioRecord, order: readonly SqlOrderTerm[]): Cursor => ({
   values: order.map((term) => sortValue(record, term.key)),
   id: record.portfolioId,
 });
@@ -136,7 +152,7 @@ function whereClause(request: ListRequest, p: Parameters): string {
  * which way), and equal keys fall to portfolioId ascending. The leading key's bound comes first
  * on its own, so the planner can start the index scan there.
  */
-function afterClause(order: readonly OrderTerm[], cursor: Cursor, p: Parameters): string {
+function afterClause(order: readonly SqlOrderTerm[], cursor: Cursor, p: Parameters): string {
   const columns = order.map((term) => SORT_COLUMNS[term.key]);
   const values = order.map((term, index) => p.add(sortParameter(term.key, cursor.values[index]!)));
   const id = p.add(cursor.id);
@@ -156,7 +172,7 @@ function afterClause(order: readonly OrderTerm[], cursor: Cursor, p: Parameters)
   return `${leading} AND (${alternatives.join(' OR ')})`;
 }
 
-const orderClause = (order: readonly OrderTerm[], table = '') =>
+const orderClause = (order: readonly SqlOrderTerm[], table = '') =>
   [
     ...order.map((term) => `${table}${SORT_COLUMNS[term.key]} ${term.descending ? 'DESC' : 'ASC'}`),
     `${table}portfolio_id ASC`,
@@ -179,11 +195,12 @@ export function listStatement(
   request: ListRequest,
   known: KnownTotal | undefined,
 ): { text: string; values: unknown[] } {
+  const order = sqlOrder(request);
   const p = new Parameters();
   const where = whereClause(request, p);
-  const after = request.after ? ` AND ${afterClause(request.order, request.after, p)}` : '';
+  const after = request.after ? ` AND ${afterClause(order, request.after, p)}` : '';
   const limit = p.add(request.limit + 1);
-  const sortColumns = request.order.map((term) => SORT_COLUMNS[term.key]);
+  const sortColumns = order.map((term) => SORT_COLUMNS[term.key]);
   const text = `
     SELECT library.seq,
       CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
@@ -194,10 +211,10 @@ export function listStatement(
       SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
       FROM portfolios
       WHERE ${where}${after}
-      ORDER BY ${orderClause(request.order)}
+      ORDER BY ${orderClause(order)}
       LIMIT ${limit}
     ) page ON true
-    ORDER BY ${orderClause(request.order, 'page.')}`;
+    ORDER BY ${orderClause(order, 'page.')}`;
   return { text, values: p.values };
 }
 
@@ -214,6 +231,6 @@ export function listPage(rows: readonly ListRow[], request: ListRequest): ListPa
   return {
     items,
     total: rows[0]?.total ?? 0,
-    next: more ? cursorOf(items.at(-1)!, request.order) : null,
+    next: more ? cursorOf(items.at(-1)!, sqlOrder(request)) : null,
   };
 }
