@@ -50,6 +50,16 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
   },
   {
+    // Services hold the use cases below HTTP: they never reach up into plugins or routes.
+    files: ['server/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['electron'], patterns: ['**/plugins/*', '**/routes/*'] },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.{ts,tsx}', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}', 'server/cli.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { SerialQueue } from '../../server/lib/serial-queue';
 
 /** Why LAN sharing could not be turned on, in words for the settings screen. */
 export class LanSharingError extends Error {
@@ -54,7 +55,7 @@ export class ServerHost {
   private loopbackOrigin = '';
   private lan: { server: Server; port: number } | null = null;
   /** LAN changes run one at a time: two quick toggles must not race over the listener. */
-  private lanQueue: Promise<unknown> = Promise.resolve();
+  private readonly lanChanges = new SerialQueue();
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: ServerHostOptions) {}
@@ -98,7 +99,7 @@ export class ServerHost {
    * before closing the old one, so a taken port leaves the current sharing as it was.
    */
   shareOnLan(port: number): Promise<void> {
-    return this.enqueue(async () => {
+    return this.lanChanges.run(async () => {
       const app = this.app;
       if (this.lan?.port === port) return;
       const server = createServer(app.routing);
@@ -120,7 +121,7 @@ export class ServerHost {
 
   /** Stops accepting LAN connections; requests under way get `drainMs` to finish. */
   stopLanSharing(): Promise<void> {
-    return this.enqueue(async () => {
+    return this.lanChanges.run(async () => {
       const current = this.lan;
       if (!current) return;
       this.lan = null;
@@ -137,12 +138,6 @@ export class ServerHost {
       if (app) await app.close();
     })();
     return this.stopping;
-  }
-
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.lanQueue.then(task, task);
-    this.lanQueue = run.catch(() => {});
-    return run;
   }
 
   private drain(server: Server): Promise<void> {

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { SerialQueue } from '../../server/lib/serial-queue';
 import { writeFileDurably } from '../../server/storage/durable-file';
 import { DEFAULT_LAN_PORT, isValidLanPort } from '../../shared/desktop-bridge';
 
@@ -62,7 +63,7 @@ export function parseSettings(raw: unknown): DesktopSettings {
  * run one at a time in call order, so the file always holds the latest acknowledged state.
  */
 export class SettingsStore {
-  private queue: Promise<void> = Promise.resolve();
+  private readonly writes = new SerialQueue();
 
   private constructor(
     readonly path: string,
@@ -96,17 +97,15 @@ export class SettingsStore {
     change(draft);
     const next = parseSettings(draft);
     this.current = next;
-    const write = this.queue.then(async () => {
+    return this.writes.run(async () => {
       await mkdir(dirname(this.path), { recursive: true });
       await writeFileDurably(this.path, [`${JSON.stringify(next, null, 2)}\n`]);
+      return structuredClone(next);
     });
-    // A failed write must not wedge every later one; the caller still sees its own failure.
-    this.queue = write.catch(() => {});
-    return write.then(() => structuredClone(next));
   }
 
   /** Resolves when every update so far has been written (or has failed). */
   flush(): Promise<void> {
-    return this.queue;
+    return this.writes.idle();
   }
 }

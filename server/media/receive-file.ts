@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError } from '../errors';
+import { SerialQueue } from '../lib/serial-queue';
 import { StreamHash, type Hashes } from './hasher';
 import { assertComplete, inspectFile, inspectHead, type Inspection } from './inspect-file';
 
@@ -184,7 +185,11 @@ function formatBytes(bytes: number): string {
 class BatchedFile {
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
-  private writing: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialQueue();
+  /** The batch queued last; `add` hands it out so that the caller waits for it. */
+  private lastWrite: Promise<void> = Promise.resolve();
+  /** A write that failed: every batch after it fails too, so the file never has a hole. */
+  private writeFailure: unknown;
   private syncing: Promise<unknown> | null = null;
   private unsyncedBytes = 0;
   /** A background fsync that failed: the data may not be on disk, whatever later ones say. */
@@ -201,8 +206,9 @@ class BatchedFile {
 
   /** Writes what is left; every byte added is in the file when this resolves. */
   async written(): Promise<void> {
-    if (this.batchBytes > 0) void this.writeBatch().catch(() => {}); // failures: see `writing`
-    await this.writing;
+    if (this.batchBytes > 0) void this.writeBatch().catch(() => {}); // see `writeFailure`
+    await this.writes.idle();
+    if (this.writeFailure) throw this.writeFailure;
   }
 
   /** fsyncs the file; call after `written`. */
@@ -214,27 +220,32 @@ class BatchedFile {
 
   /** Closes the file once nothing is in flight on it, whether or not it all went well. */
   async close(): Promise<void> {
-    await this.writing.catch(() => {});
+    await this.writes.idle();
     await this.syncing;
     await this.handle.close();
   }
 
   /**
    * Queues the batch behind the one being written, and returns that one: waiting for it keeps
-   * one batch in flight and one filling. A failed write fails every write queued after it.
+   * one batch in flight and one filling.
    */
   private writeBatch(): Promise<unknown> {
     const batch = this.batch;
     const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    const previous = this.writing;
-    this.writing = previous.then(() => this.handle.writev(batch)).then(() => this.wrote(bytes));
-    this.writing.catch(() => {}); // seen by whoever waits next (`add`, `written`), not unhandled
+    const previous = this.lastWrite;
+    this.lastWrite = this.writes.run(() => this.write(batch, bytes));
+    this.lastWrite.catch(() => {}); // seen by whoever waits next (`add`, `written`), not unhandled
     return previous;
   }
 
-  private wrote(bytes: number): void {
+  private async write(batch: Uint8Array[], bytes: number): Promise<void> {
+    if (this.writeFailure) throw this.writeFailure;
+    await this.handle.writev(batch).catch((error: unknown) => {
+      this.writeFailure ??= error;
+      throw error;
+    });
     this.unsyncedBytes += bytes;
     this.syncInBackground();
   }

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
 import { StorageWriteError } from '../storage/store';
-import { validationDetails } from './validation';
+import { validationDetails } from '../validation/ajv';
 
 /** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
 function fromFastifyError(error: FastifyError): ApiError | null {

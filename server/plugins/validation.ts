@@ -1,25 +1,8 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import fastJsonStringify from 'fast-json-stringify';
 import fp from 'fastify-plugin';
-import type { ErrorDetail } from '../../shared';
-
-export function createAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    // Unknown fields must fail (schemas say additionalProperties: false), never be dropped.
-    removeAdditional: false,
-    useDefaults: true,
-    coerceTypes,
-    strict: false,
-    // The schemas are TypeBox's, checked by the type checker and the tests; checking them against
-    // the JSON Schema meta-schema at every start cost ~50 ms.
-    validateSchema: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
+import { createAjv } from '../validation/ajv';
 
 /** The only spelling of an integer a query string may use: Ajv's coercion would also take
  *  `0x10`, `1e3`, `2.56e2`, ` 12` or `+5`, since it converts with Number(). */
@@ -108,31 +91,3 @@ export default fp(
   },
   { name: 'validation' },
 );
-
-/** Turns Ajv errors into the API's details, naming each field as `<part>.<path>`. */
-export function validationDetails(errors: ErrorObject[], part: string): ErrorDetail[] {
-  const details = errors
-    .filter((error) => !(error.keyword === 'anyOf' || error.keyword === 'oneOf'))
-    .map((error) => {
-      const path = error.instancePath.split('/').filter(Boolean);
-      const params = error.params as Record<string, unknown>;
-      if (error.keyword === 'required') path.push(String(params.missingProperty));
-      if (error.keyword === 'additionalProperties') {
-        path.push(String(params.additionalProperty));
-        return { field: [part, ...path].join('.'), message: 'is not a known field' };
-      }
-      const message =
-        error.keyword === 'pattern' && error.schema === '\\S'
-          ? 'must not be blank'
-          : error.keyword === 'required'
-            ? 'is required'
-            : (error.message ?? 'is not valid');
-      return { field: [part, ...path].join('.'), message };
-    });
-  // A union reports one error per branch; say each field's problem once.
-  const seen = new Set<string>();
-  return details.filter((detail) => {
-    const key = `${detail.field}|${detail.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
-}

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ApiError } from '../errors';
-import { createAjv, validationDetails } from '../plugins/validation';
+import { createAjv, validationDetails } from '../validation/ajv';
 
 /** The strict instance Fastify validates JSON bodies with: the same rules, the same messages. */
 const ajv = createAjv(false);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SerialQueue } from '../lib/serial-queue';
 import { syncDirectory } from './durable-file';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -38,7 +39,7 @@ export class BlobStore {
   private readonly pins = new Map<string, number>();
   /** Blobs moved into place whose fsyncs are still running, by sha256. */
   private readonly becomingDurable = new Map<string, Promise<void>>();
-  private exclusive: Promise<unknown> = Promise.resolve();
+  private readonly exclusive = new SerialQueue();
   private pendingRemovals = new Set<Promise<void>>();
 
   private constructor(private readonly options: BlobStoreOptions) {}
@@ -76,7 +77,7 @@ export class BlobStore {
     try {
       // Only the rename is done one at a time; the fsyncs are waited for outside, so one slow
       // upload does not hold up the others.
-      const { durable } = await this.serially(() =>
+      const { durable } = await this.exclusive.run(() =>
         this.moveIntoPlace(tempPath, sha256, fileDurable),
       );
       await durable;
@@ -165,7 +166,7 @@ export class BlobStore {
   /** Resolves once background removals started so far are done (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pendingRemovals.size > 0) await Promise.all(this.pendingRemovals);
-    await this.exclusive.catch(() => {});
+    await this.exclusive.idle();
   }
 
   /**
@@ -241,7 +242,7 @@ export class BlobStore {
 
   /** Removes the blob if nothing uses it; answers whether it did. */
   private removeIfUnused(sha256: string): Promise<boolean> {
-    return this.serially(async () => {
+    return this.exclusive.run(async () => {
       if (await this.isInUse(sha256)) return false;
       await this.removeBlob(sha256);
       return true;
@@ -265,12 +266,6 @@ export class BlobStore {
     const count = (this.pins.get(sha256) ?? 0) - 1;
     if (count > 0) this.pins.set(sha256, count);
     else this.pins.delete(sha256);
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.exclusive.then(task, task);
-    this.exclusive = run.catch(() => {});
-    return run;
   }
 }
 

@@ -232,6 +232,12 @@ export class Store {
     return { col, key, prev };
   }
 
+  /**
+   * The flush slot: one loop at a time writes the journal. It is not a `SerialQueue` of writes on
+   * purpose: each turn takes every commit queued while the previous write ran and writes them as
+   * one group with one fdatasync (group commit), whereas a queue would write them one by one.
+   * Segment switches (`scheduleCompaction`) take the same slot, between two groups.
+   */
   private async flush(): Promise<void> {
     while (this.queue.length > 0) {
       const group = this.queue;

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inspectFile, inspectHead } from '../../server/media/inspect-file';
 import { consume, receiveToFile } from '../../server/media/receive-file';
 import { fixtures } from '../helpers/file-fixtures';
@@ -133,6 +133,25 @@ describe('receiveToFile', () => {
     });
     await expect(receiving).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(source.destroyed).toBe(true);
+  });
+
+  it('fails with a failed write and writes no batch after it, so the file has no hole', async () => {
+    dir = await makeTempDir('receive-file-');
+    const probe = await open(join(dir, 'probe'), 'w');
+    const fileHandle = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const writev = vi
+      .spyOn(fileHandle, 'writev')
+      .mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+    try {
+      // 4 MiB: batches of 1 MiB are queued behind the one that fails.
+      const source = Readable.from(Array.from({ length: 64 }, () => Buffer.alloc(64 * 1024)));
+      const receiving = receiveToFile(source, join(dir, 'full.part'), LIMITS);
+      await expect(receiving).rejects.toThrow('no space left on device');
+      expect(writev).toHaveBeenCalledTimes(1);
+    } finally {
+      writev.mockRestore();
+    }
   });
 });
 
