@@ -106,7 +106,7 @@ export const serveCommand: Command = {
     { name: 'PORTFOLIO_HISTORY', description: '"off" keeps no past revisions (default on)' },
     {
       name: 'PORTFOLIO_HISTORY_DAYS',
-      description: 'keep every revision this many days old (default 90)',
+      description: 'keep every revision made in the last this many days (default 90)',
     },
     {
       name: 'PORTFOLIO_HISTORY_KEEP',
