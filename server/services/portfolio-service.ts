@@ -391,9 +391,25 @@ export class PortfolioService {
     if (user.role !== 'admin') throw new ApiError('FORBIDDEN', 'Only an admin may purge.');
     const entry = await this.repository.getTrashed(portfolioId);
     if (!entry) throw notInTrash(portfolioId);
+    // Read before the purge takes them: files only older revisions still hold go with it too.
+    const held = [entry.snapshot, ...(await this.keptSnapshots(portfolioId))];
     const purged = await this.repository.purge({ portfolioId }).catch(rethrow);
     if (!purged.includes(portfolioId)) throw notInTrash(portfolioId);
-    this.blobs.collect(filesOf(entry.snapshot).map((file) => file.sha256));
+    this.blobs.collect(held.flatMap((record) => filesOf(record).map((file) => file.sha256)));
+  }
+
+  /** Every kept revision's record of one portfolio, page by page. */
+  private async keptSnapshots(portfolioId: string): Promise<PortfolioRecord[]> {
+    const snapshots: PortfolioRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<RevisionEntry> = await this.repository
+        .revisions(portfolioId, 500, cursor)
+        .catch(rethrow);
+      snapshots.push(...page.items.map((item) => item.snapshot));
+      cursor = page.next;
+    } while (cursor !== null);
+    return snapshots;
   }
 
   // ---- The one write path ----
