@@ -201,7 +201,8 @@ export interface PortfolioRepository {
 
   /**
    * Feed: changes after `since`, in seq order, collapsed per portfolio; only durable changes.
-   * Throws ResyncRequiredError when `since` is older than the oldest tombstone still kept.
+   * Throws ResyncRequiredError when `since` (other than 0, a full read) is older than the oldest
+   * tombstone still kept.
    */
   changesSince(since: number, limit: number): Promise<ChangePage>;
   /**

@@ -31,6 +31,7 @@ import {
   updatedPortfolio,
 } from '../domain/portfolio-rules';
 import { ApiError } from '../errors';
+import { KeyedSerialQueue } from '../lib/keyed-serial-queue';
 import type { Received } from '../media/receive-file';
 import {
   RevisionConflictError,
@@ -86,7 +87,9 @@ const validateConditional = bodyValidator(ConditionalBodySchema);
 /**
  * Unconditional changes re-read and retry when another change got in between the read and the
  * compare-and-set (the caller asked for last-write-wins); a bound keeps a hot record from
- * spinning a request for ever.
+ * spinning a request for ever. Changes of one portfolio made through this service take turns
+ * (`turns`), so only another process sharing the database can get in between: the bound is for
+ * that, and can never turn a burst of PUTs to one portfolio into 409s nobody asked for.
  */
 const MAX_ATTEMPTS = 8;
 
@@ -107,6 +110,8 @@ export class PortfolioService {
   private readonly blobs: FileBlobs;
   private readonly limits: Pick<LimitOptions, 'filesPerList'>;
   private readonly now: () => number;
+  /** Read, build and compare-and-set of one portfolio's changes, one at a time. */
+  private readonly turns = new KeyedSerialQueue();
 
   constructor(options: PortfolioServiceOptions) {
     this.repository = options.repository;
@@ -333,19 +338,21 @@ export class PortfolioService {
   /** Moves the portfolio to the trash (DESIGN §9); If-Match makes it conditional. */
   async delete(user: Caller, portfolioId: string, condition: Condition = {}): Promise<TrashEntry> {
     const expected = expectedRevision({}, condition.ifMatch);
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.authorizeChange(user, portfolioId);
-      assertExpected(current, expected);
-      try {
-        return await this.repository.delete(
-          portfolioId,
-          current.revision,
-          this.meta(user, 'delete', []),
-        );
-      } catch (error) {
-        if (!retryable(error, expected, attempt)) throw apiErrorOf(error, expected?.source);
+    return this.turns.run(portfolioId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.authorizeChange(user, portfolioId);
+        assertExpected(current, expected);
+        try {
+          return await this.repository.delete(
+            portfolioId,
+            current.revision,
+            this.meta(user, 'delete', []),
+          );
+        } catch (error) {
+          if (!retryable(error, expected, attempt)) throw apiErrorOf(error, expected?.source);
+        }
       }
-    }
+    });
   }
 
   /**
@@ -391,9 +398,25 @@ export class PortfolioService {
     if (user.role !== 'admin') throw new ApiError('FORBIDDEN', 'Only an admin may purge.');
     const entry = await this.repository.getTrashed(portfolioId);
     if (!entry) throw notInTrash(portfolioId);
+    // Read before the purge takes them: files only older revisions still hold go with it too.
+    const held = [entry.snapshot, ...(await this.keptSnapshots(portfolioId))];
     const purged = await this.repository.purge({ portfolioId }).catch(rethrow);
     if (!purged.includes(portfolioId)) throw notInTrash(portfolioId);
-    this.blobs.collect(filesOf(entry.snapshot).map((file) => file.sha256));
+    this.blobs.collect(held.flatMap((record) => filesOf(record).map((file) => file.sha256)));
+  }
+
+  /** Every kept revision's record of one portfolio, page by page. */
+  private async keptSnapshots(portfolioId: string): Promise<PortfolioRecord[]> {
+    const snapshots: PortfolioRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<RevisionEntry> = await this.repository
+        .revisions(portfolioId, 500, cursor)
+        .catch(rethrow);
+      snapshots.push(...page.items.map((item) => item.snapshot));
+      cursor = page.next;
+    } while (cursor !== null);
+    return snapshots;
   }
 
   // ---- The one write path ----
@@ -410,21 +433,23 @@ export class PortfolioService {
     expected: Expected | undefined,
     step: (current: StoredPortfolio) => Step,
   ): Promise<StoredPortfolio> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.authorizeChange(user, portfolioId);
-      assertExpected(current, expected);
-      const { next, command } = step(current);
-      try {
-        return await this.repository.update(
-          portfolioId,
-          current.revision,
-          next,
-          this.meta(user, command, changedFields(current, next)),
-        );
-      } catch (error) {
-        if (!retryable(error, expected, attempt)) throw apiErrorOf(error, expected?.source);
+    return this.turns.run(portfolioId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.authorizeChange(user, portfolioId);
+        assertExpected(current, expected);
+        const { next, command } = step(current);
+        try {
+          return await this.repository.update(
+            portfolioId,
+            current.revision,
+            next,
+            this.meta(user, command, changedFields(current, next)),
+          );
+        } catch (error) {
+          if (!retryable(error, expected, attempt)) throw apiErrorOf(error, expected?.source);
+        }
       }
-    }
+    });
   }
 
   private meta(user: Caller, command: string, fields: string[]): ChangeMeta {

@@ -306,7 +306,8 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
 
   async changesSince(since: number, limit: number): Promise<ChangePage> {
     const { horizon } = this.library();
-    if (since < horizon) throw new ResyncRequiredError(since, horizon);
+    // 0 is the full read a resync starts again with: it never needs a forgotten tombstone.
+    if (since > 0 && since < horizon) throw new ResyncRequiredError(since, horizon);
     const changes: Change[] = [];
     let hasMore = false;
     for (const [seq, change] of this.feed.after(since)) {

@@ -90,15 +90,20 @@ describe('GET /api/v1/changes (DESIGN §9)', () => {
   it('answers 410 RESYNC_REQUIRED for a since older than the tombstones still kept', async () => {
     s = await startTestServer();
     const gone = await create('Gone');
-    await create('Stays');
+    const stays = await create('Stays');
     expect((await s.request('DELETE', `/api/v1/portfolio/${gone}`)).status).toBe(204);
     expect((await s.request('DELETE', `/api/v1/trash/${gone}`)).status).toBe(204);
     const caughtUp = (await feed()).body.next;
     // Time passes: the purge's tombstone is forgotten, as retention does after the trash period.
     await s.app.portfolios.forgetTombstones(Date.now() + 1);
-    const stale = await feed('?since=0');
+    const stale = await feed('?since=1');
     expectError(stale, 410, 'RESYNC_REQUIRED');
     expect(errorFields(stale)).toContain('querystring.since');
+    // Starting again from 0, as the 410 tells the client to, is a full read, never another 410.
+    const full = await feed('?since=0');
+    expect(full.status).toBe(200);
+    expect(full.body.changes.map((change: FeedChange) => change.portfolioId)).toEqual([stays]);
+    expect(full.body.next).toBeGreaterThan(0);
     // A client that had seen the purge goes on as before.
     const current = await feed(`?since=${caughtUp}`);
     expect(current.status).toBe(200);

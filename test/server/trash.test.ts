@@ -172,4 +172,23 @@ describe('delete, trash, restore and purge (DESIGN §9)', () => {
     const live = await s.request('DELETE', `/api/v1/trash/${await create()}`);
     expectError(live, 404, 'PORTFOLIO_NOT_FOUND');
   });
+
+  it('purging also frees the files only its history still held', async () => {
+    const id = await create({ projectTitle: 'Purge my history' });
+    const [first, second] = [await fixtures.jpeg(21, 13), await fixtures.jpeg(23, 17)];
+    expect((await uploadMultipart(s, `/api/v1/portfolio/${id}/cover`, first)).status).toBe(200);
+    expect((await uploadMultipart(s, `/api/v1/portfolio/${id}/cover`, second)).status).toBe(200);
+    const blobOf = (bytes: Buffer) => {
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      return join(s.dataDir, 'blobs', sha.slice(0, 2), sha.slice(2));
+    };
+    await s.app.blobStore.idle();
+    expect(existsSync(blobOf(first))).toBe(true); // the revision before the second cover keeps it
+
+    expect((await del(id)).status).toBe(204);
+    expect((await s.request('DELETE', `/api/v1/trash/${id}`)).status).toBe(204);
+    await s.app.blobStore.idle();
+    expect(existsSync(blobOf(second))).toBe(false);
+    expect(existsSync(blobOf(first))).toBe(false);
+  });
 });

@@ -345,7 +345,8 @@ export class PgPortfolioRepository implements PortfolioRepository {
       [since, limit + 1],
     );
     const horizon = rows[0]!.horizon;
-    if (since < horizon) throw new ResyncRequiredError(since, horizon);
+    // 0 is the full read a resync starts again with: it never needs a forgotten tombstone.
+    if (since > 0 && since < horizon) throw new ResyncRequiredError(since, horizon);
     const changes = rows.flatMap((row): Change[] => {
       if (row.seq === null) return [];
       const { seq, portfolio_id: portfolioId, revision, record } = row;

@@ -307,9 +307,12 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         const purgedSeq = (await repo.changesSince(0, 100)).next;
         expect(await repo.forgetTombstones(Date.now() - DAY)).toBe(0);
         expect(await repo.forgetTombstones(Date.now() + DAY)).toBe(1);
-        const resync = repo.changesSince(0, 100);
+        const resync = repo.changesSince(1, 100);
         await expect(resync).rejects.toBeInstanceOf(ResyncRequiredError);
-        await expect(resync).rejects.toMatchObject({ since: 0, oldestKnown: purgedSeq });
+        await expect(resync).rejects.toMatchObject({ since: 1, oldestKnown: purgedSeq });
+        // 0 is the full read a resync starts again with: never refused.
+        const full = await repo.changesSince(0, 100);
+        expect(full.changes.map((change) => change.portfolioId)).toEqual(['b']);
         await expect(repo.changesSince(purgedSeq - 1, 10)).rejects.toBeInstanceOf(
           ResyncRequiredError,
         );
