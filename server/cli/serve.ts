@@ -174,12 +174,13 @@ export const serveCommand: Command = {
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     });
+    closeOnSignals(app);
+
     const address = await app.listen({ host, port }).catch(async (error: unknown) => {
       // Close what buildApp opened (store, data-directory lock, timers), then say why in one line.
       await app.close();
       throw listenFailure(error, host, port);
     });
-    closeOnSignals(app);
     const shown =
       host === '0.0.0.0' || host === '::' ? address.replace(/\/\/[^:]+:/, '//localhost:') : address;
     print(
