@@ -48,6 +48,21 @@ function builtRendererDir(): string | null {
   return existsSync(rendererDir) ? rendererDir : null;
 }
 
+/** What a person can act on when the server cannot listen; anything else as it came. */
+function listenFailure(error: unknown, host: string, port: number): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new CommandFailed(`port ${port} on ${host} is in use; choose another with --port`);
+    case 'EACCES':
+      return new CommandFailed(`port ${port} on ${host} needs privileges; choose one above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new CommandFailed(`${host} is not an address of this machine; check --host`);
+    default:
+      return error;
+  }
+}
+
 /** Stops on SIGINT/SIGTERM after pending writes are on disk. */
 function closeOnSignals(app: FastifyInstance): void {
   let closing = false;
@@ -161,7 +176,11 @@ export const serveCommand: Command = {
     });
     closeOnSignals(app);
 
-    const address = await app.listen({ host, port });
+    const address = await app.listen({ host, port }).catch(async (error: unknown) => {
+      // Close what buildApp opened (store, data-directory lock, timers), then say why in one line.
+      await app.close();
+      throw listenFailure(error, host, port);
+    });
     const shown =
       host === '0.0.0.0' || host === '::' ? address.replace(/\/\/[^:]+:/, '//localhost:') : address;
     print(

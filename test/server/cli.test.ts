@@ -1,4 +1,5 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
@@ -252,6 +253,25 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
     cli.child.kill('SIGINT');
     expect((await cli.exited).code).toBe(0);
     await expect(readFile(join(dataDir, LOCK_FILE_NAME))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('exits 1 with one line on a port already taken, and leaves the data directory unlocked', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const dataDir = join(await tempDir(), 'data');
+      const cli = spawnCli(['serve', '--port', port, '--data-dir', dataDir], {
+        PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
+      });
+      expect((await cli.exited).code).toBe(1);
+      expect(cli.stderr()).toBe(
+        `error: port ${port} on 127.0.0.1 is in use; choose another with --port\n`,
+      );
+      await expect(readFile(join(dataDir, LOCK_FILE_NAME))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 
