@@ -2,8 +2,33 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { afterAll } from 'vitest';
 import { buildApp, type AppOptions } from '../../server/app';
 import { OpenApiAnswers } from './openapi-answers';
+import { createTestDatabase, type TestDatabase } from './postgres';
+
+/**
+ * The backend HTTP tests run on: `postgres` (PORTFOLIO_TEST_BACKEND=postgres, the second test
+ * run) gives every test server a database of its own, dropped when it closes.
+ */
+export const TEST_BACKEND: 'embedded' | 'postgres' =
+  process.env.PORTFOLIO_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
+
+/** Why a test cannot run on PostgreSQL (it tests the embedded store itself), for `describe.skipIf`. */
+export const EMBEDDED_ONLY = TEST_BACKEND === 'postgres';
+
+/**
+ * The database of each data directory on the PostgreSQL run: a server started again on the same
+ * directory (a restart) finds its data again. Dropped by `close()`, or when the test file ends.
+ */
+const databases = new Map<string, TestDatabase>();
+if (TEST_BACKEND === 'postgres') {
+  afterAll(async () => {
+    const left = [...databases.values()];
+    databases.clear();
+    for (const database of left) await database.drop().catch(() => {});
+  });
+}
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -63,12 +88,23 @@ export function makeTempDir(prefix = 'portfolio-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Starts the real app on a free loopback port over a real data directory. */
+/**
+ * Starts the real app on a free loopback port over a real data directory (on the PostgreSQL run,
+ * also over a fresh database unless `database` is given).
+ */
 export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeTempDir());
+  let ownDatabase: TestDatabase | undefined;
+  if (options.database === undefined && TEST_BACKEND === 'postgres') {
+    ownDatabase = databases.get(dataDir) ?? (await createTestDatabase());
+    databases.set(dataDir, ownDatabase);
+  }
   const app = await buildApp({
     bootstrapAdmin: ADMIN,
+    // One test server per directory: what it freed may go at once.
+    sharedBlobGraceMs: 0,
     ...options,
+    database: options.database ?? ownDatabase?.url,
     dataDir,
     auth: { ...FAST_AUTH, ...options.auth },
   });
@@ -137,6 +173,10 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
     async close() {
       await stop();
       await rm(dataDir, { recursive: true, force: true });
+      if (ownDatabase && databases.get(dataDir) === ownDatabase) {
+        databases.delete(dataDir);
+        await ownDatabase.drop();
+      }
     },
   };
 }
