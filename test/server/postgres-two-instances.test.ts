@@ -184,4 +184,22 @@ describe.skipIf(unavailable)('two instances on one PostgreSQL database', () => {
       for (const id of ids) expect(listed.has(id)).toBe(true);
     }
   });
+
+  // Last: it spends this address's sign-in requests for the minute.
+  it('the sign-in rate limit counts the requests made on both', async () => {
+    let allowed = 0;
+    let limited: Awaited<ReturnType<TestServer['request']>> | undefined;
+    for (let index = 0; index < 70 && !limited; index++) {
+      const response = await (index % 2 ? a : b).request('POST', '/api/v1/appauth', {
+        body: ADMIN,
+        session: null,
+      });
+      if (response.status === 429) limited = response;
+      else allowed++;
+    }
+    // 30 a minute from one address (the default), counted once for both instances; the
+    // earlier tests of this file spent some already.
+    expect(limited?.body.code).toBe('RATE_LIMITED');
+    expect(allowed).toBeLessThanOrEqual(30);
+  });
 });
