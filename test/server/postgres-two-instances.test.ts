@@ -5,6 +5,7 @@ import { download, fixtures, uploadMultipart } from '../helpers/file-fixtures';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres';
 import {
   ADMIN,
+  type ApiResponse,
   makeTempDir,
   portfolioBody,
   startTestServer,
@@ -188,7 +189,7 @@ describe.skipIf(unavailable)('two instances on one PostgreSQL database', () => {
   // Last: it spends this address's sign-in requests for the minute.
   it('the sign-in rate limit counts the requests made on both', async () => {
     let allowed = 0;
-    let limited: Awaited<ReturnType<TestServer['request']>> | undefined;
+    let limited: ApiResponse | undefined;
     for (let index = 0; index < 70 && !limited; index++) {
       const response = await (index % 2 ? a : b).request('POST', '/api/v1/appauth', {
         body: ADMIN,
