@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../server/app';
 import { OpenApiAnswers } from './openapi-answers';
 import { createTestDatabase, type TestDatabase } from './postgres';
@@ -14,8 +14,28 @@ import { createTestDatabase, type TestDatabase } from './postgres';
 export const TEST_BACKEND: 'embedded' | 'postgres' =
   process.env.PORTFOLIO_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
 
-/** Why a test cannot run on PostgreSQL (it tests the embedded store itself), for `describe.skipIf`. */
-export const EMBEDDED_ONLY = TEST_BACKEND === 'postgres';
+/**
+ * `it` for a test of the embedded store itself (its journal, files or lock): on the PostgreSQL
+ * run the test is skipped, its name saying why.
+ */
+export function embeddedOnly(reason: string): typeof it {
+  if (TEST_BACKEND !== 'postgres') return it;
+  return ((name: string, ...rest: unknown[]) =>
+    (it.skip as (...args: unknown[]) => void)(
+      `${name} [embedded store only: ${reason}]`,
+      ...rest,
+    )) as unknown as typeof it;
+}
+
+/** `describe` for a suite of the embedded store itself; see embeddedOnly. */
+export function describeEmbeddedOnly(reason: string): typeof describe {
+  if (TEST_BACKEND !== 'postgres') return describe;
+  return ((name: string, ...rest: unknown[]) =>
+    (describe.skip as (...args: unknown[]) => void)(
+      `${name} [embedded store only: ${reason}]`,
+      ...rest,
+    )) as unknown as typeof describe;
+}
 
 /**
  * The database of each data directory on the PostgreSQL run: a server started again on the same
