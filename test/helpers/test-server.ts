@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../server/app';
 import { OpenApiAnswers } from './openapi-answers';
+import pg from 'pg';
+import { openDatabase } from '../../server/storage/postgres/database';
 import { createTestDatabase, type TestDatabase } from './postgres';
 
 /**
@@ -42,12 +44,62 @@ export function describeEmbeddedOnly(reason: string): typeof describe {
  * directory (a restart) finds its data again. Dropped by `close()`, or when the test file ends.
  */
 const databases = new Map<string, TestDatabase>();
+/** Databases of closed servers, emptied for the next server; dropped at the end of the file. */
+const closedDatabases: TestDatabase[] = [];
+/** A migrated database each test server's database is copied from: one migration per file. */
+let template: Promise<TestDatabase> | undefined;
 if (TEST_BACKEND === 'postgres') {
   afterAll(async () => {
-    const left = [...databases.values()];
+    const left = [...databases.values(), ...closedDatabases];
     databases.clear();
+    closedDatabases.length = 0;
+    if (template) left.push(await template);
+    template = undefined;
     for (const database of left) await database.drop().catch(() => {});
   });
+}
+
+/** Empties a closed server's database (as a new deployment's) for the next one. */
+async function reset(database: TestDatabase): Promise<void> {
+  const client = new pg.Client(database.url);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables
+       WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'library')`,
+    );
+    await client.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')}`);
+    await client.query(
+      'UPDATE library SET library_id = gen_random_uuid()::text, seq = 0, horizon = 0',
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated database of its own for one test server. */
+async function testServerDatabase(): Promise<TestDatabase> {
+  const spare = closedDatabases.pop();
+  if (spare) {
+    try {
+      await reset(spare);
+      return spare;
+    } catch {
+      closedDatabases.push(spare); // dropped at the end; make a new one
+    }
+  }
+  template ??= (async () => {
+    const made = await createTestDatabase();
+    await (await openDatabase(made.url)).close();
+    return made;
+  })();
+  const database = await createTestDatabase((await template).name);
+  // A library of its own, as a new deployment would have.
+  const client = new pg.Client(database.url);
+  await client.connect();
+  await client.query('UPDATE library SET library_id = gen_random_uuid()::text');
+  await client.end();
+  return database;
 }
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -116,7 +168,7 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
   const dataDir = options.dataDir ?? (await makeTempDir());
   let ownDatabase: TestDatabase | undefined;
   if (options.database === undefined && TEST_BACKEND === 'postgres') {
-    ownDatabase = databases.get(dataDir) ?? (await createTestDatabase());
+    ownDatabase = databases.get(dataDir) ?? (await testServerDatabase());
     databases.set(dataDir, ownDatabase);
   }
   const app = await buildApp({
@@ -195,7 +247,7 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
       await rm(dataDir, { recursive: true, force: true });
       if (ownDatabase && databases.get(dataDir) === ownDatabase) {
         databases.delete(dataDir);
-        await ownDatabase.drop();
+        closedDatabases.push(ownDatabase);
       }
     },
   };

@@ -62,34 +62,37 @@ async function snapshotOf(s: TestServer, ids: string[]) {
 }
 
 describe('durability across restarts', () => {
-  it('keeps portfolios, users and sessions when restarted on the same data dir', async () => {
-    const first = await server();
-    const { editor, ids } = await populate(first, 'keep');
-    const before = await snapshotOf(first, ids);
-    const users = (await first.request('GET', '/api/v1/users')).body;
-    await first.stop();
+  embeddedOnly('the data-directory lock, checked at its end')(
+    'keeps portfolios, users and sessions when restarted on the same data dir',
+    async () => {
+      const first = await server();
+      const { editor, ids } = await populate(first, 'keep');
+      const before = await snapshotOf(first, ids);
+      const users = (await first.request('GET', '/api/v1/users')).body;
+      await first.stop();
 
-    const second = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(second, ids)).toEqual(before);
-    expect(before[0]).toMatchObject({
-      projectTitle: 'Edited',
-      published: true,
-      staffPick: true,
-      revision: 2,
-    });
-    expect((await second.request('GET', '/api/v1/users')).body).toEqual(users);
-    // Sessions survive too: the editor's session from before the restart still works.
-    const me = await second.request('GET', '/api/v1/appauth', { session: editor });
-    expect(me.status).toBe(200);
-    expect(me.body.user.username).toBe('keep.editor');
-    // The first admin is not re-created with the bootstrap password of a later start.
-    const third = await buildApp({
-      dataDir: first.dataDir,
-      bootstrapAdmin: { username: 'other', password: 'other-password' },
-      auth: FAST_AUTH,
-    }).catch((error: unknown) => error);
-    expect(third).toBeInstanceOf(DataDirInUseError); // second still owns it
-  });
+      const second = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(second, ids)).toEqual(before);
+      expect(before[0]).toMatchObject({
+        projectTitle: 'Edited',
+        published: true,
+        staffPick: true,
+        revision: 2,
+      });
+      expect((await second.request('GET', '/api/v1/users')).body).toEqual(users);
+      // Sessions survive too: the editor's session from before the restart still works.
+      const me = await second.request('GET', '/api/v1/appauth', { session: editor });
+      expect(me.status).toBe(200);
+      expect(me.body.user.username).toBe('keep.editor');
+      // The first admin is not re-created with the bootstrap password of a later start.
+      const third = await buildApp({
+        dataDir: first.dataDir,
+        bootstrapAdmin: { username: 'other', password: 'other-password' },
+        auth: FAST_AUTH,
+      }).catch((error: unknown) => error);
+      expect(third).toBeInstanceOf(DataDirInUseError); // second still owns it
+    },
+  );
 
   embeddedOnly('the journal and snapshots of the embedded store')(
     'keeps everything across snapshots and restarts (journal + db.json)',
