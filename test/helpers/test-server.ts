@@ -48,15 +48,23 @@ const databases = new Map<string, TestDatabase>();
 const closedDatabases: TestDatabase[] = [];
 /** A migrated database each test server's database is copied from: one migration per file. */
 let template: Promise<TestDatabase> | undefined;
+/** Whether a test file drops them at its end; false in a child process a test started. */
+let droppedAtEnd = false;
 if (TEST_BACKEND === 'postgres') {
-  afterAll(async () => {
-    const left = [...databases.values(), ...closedDatabases];
-    databases.clear();
-    closedDatabases.length = 0;
-    if (template) left.push(await template);
-    template = undefined;
-    for (const database of left) await database.drop().catch(() => {});
-  });
+  try {
+    afterAll(async () => {
+      const left = [...databases.values(), ...closedDatabases];
+      databases.clear();
+      closedDatabases.length = 0;
+      if (template) left.push(await template);
+      template = undefined;
+      for (const database of left) await database.drop().catch(() => {});
+    });
+    droppedAtEnd = true;
+  } catch {
+    // Imported outside a test file: a child process a test runs (and may kill -9) stays on the
+    // embedded store, so no database of it is left behind.
+  }
 }
 
 /** Empties a closed server's database (as a new deployment's) for the next one. */
@@ -167,7 +175,7 @@ export function makeTempDir(prefix = 'portfolio-test-'): Promise<string> {
 export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeTempDir());
   let ownDatabase: TestDatabase | undefined;
-  if (options.database === undefined && TEST_BACKEND === 'postgres') {
+  if (options.database === undefined && TEST_BACKEND === 'postgres' && droppedAtEnd) {
     ownDatabase = databases.get(dataDir) ?? (await testServerDatabase());
     databases.set(dataDir, ownDatabase);
   }
