@@ -19,6 +19,7 @@ import {
 } from '../../repositories/portfolio-repository-contract';
 import { filesOf } from '../blob-references';
 import { GroupCommit } from './group-commit';
+import { searchColumns } from './search-sql';
 import { Lru } from '../../repositories/lru';
 import {
   Parameters,
@@ -103,7 +104,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async query(request: ListRequest): Promise<ListPage> {
-    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}`;
+    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
     const { text, values } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
     const page = listPage(rows, request);
@@ -452,6 +453,7 @@ function liveColumns(record: StoredPortfolio): Record<string, unknown> {
     certificate_by_org: record.certificateByOrg,
     created_by: record.createdBy,
     modified_by: record.modifiedBy,
+    ...searchColumns(record),
   };
 }
 
