@@ -432,7 +432,7 @@ async function write(client: pg.PoolClient, writes: Write[]): Promise<void> {
 }
 
 /** The typed columns of a live record: what the list orders and filters on. */
-function liveColumns(record: StoredPortfolio): Record<string, unknown> {
+export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
   return {
     portfolio_id: record.portfolioId,
     record: JSON.stringify(record),
