@@ -90,7 +90,7 @@ run(args).then(
       process.exitCode = EXIT.usage;
     } else if (error instanceof CommandFailed) {
       console.error(`error: ${error.message}`);
-      process.exitCode = EXIT.failed;
+      process.exitCode = error.exitCode;
     } else {
       console.error(error);
       process.exitCode = EXIT.failed;

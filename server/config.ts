@@ -54,8 +54,14 @@ export interface TrashOptions {
 }
 
 export interface AppOptions {
-  /** Holds the database and the blob store. */
+  /** Holds the database and the blob store (with `database`: the blob store only). */
   dataDir: string;
+  /**
+   * A PostgreSQL URL (`postgres://user@host:5432/name`): the database lives there, shared by
+   * every instance given the same URL and a data directory with the same blobs. Without it the
+   * embedded store in the data directory is used.
+   */
+  database?: string | null;
   logger?: FastifyServerOptions['logger'];
   /** Built renderer served at `/`; null serves a "not built" page. */
   rendererDir?: string | null;
@@ -79,10 +85,18 @@ export interface AppOptions {
   listCacheBytes?: number;
   history?: Partial<HistoryOptions>;
   trash?: Partial<TrashOptions>;
+  /**
+   * With `database`: an unreferenced blob (or upload temp file) younger than this is left for a
+   * later pass, since another instance may be about to commit a record that refers to it.
+   * Default 10 minutes (longer than a request may take).
+   */
+  sharedBlobGraceMs?: number;
 }
 
 export interface ResolvedConfig {
   dataDir: string;
+  /** The PostgreSQL URL, or null for the embedded store. */
+  database: string | null;
   rendererDir: string | null;
   loopbackOnly: boolean;
   auth: AuthOptions;
@@ -91,6 +105,7 @@ export interface ResolvedConfig {
   listCacheBytes: number;
   history: HistoryOptions;
   trash: TrashOptions;
+  sharedBlobGraceMs: number;
 }
 
 const SECOND = 1000;
@@ -116,6 +131,7 @@ function megabytesFromEnv(name: string): number | undefined {
 export function resolveConfig(options: AppOptions): ResolvedConfig {
   return {
     dataDir: options.dataDir,
+    database: options.database || null,
     rendererDir: options.rendererDir ?? null,
     loopbackOnly: options.loopbackOnly ?? false,
     auth: {
@@ -143,6 +159,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
     listCacheBytes: options.listCacheBytes ?? 16 * MB,
     history: { enabled: true, keepDays: 90, keepNewest: 50, ...options.history },
     trash: { keepDays: 30, ...options.trash },
+    sharedBlobGraceMs: options.sharedBlobGraceMs ?? 10 * MINUTE,
   };
 }
 

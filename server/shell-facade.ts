@@ -40,10 +40,10 @@ function createShellFacade(app: FastifyInstance): ShellFacade {
   const current = new Map<string, Session>();
   const opening = new Map<string, Promise<Session>>();
 
-  const isValid = (username: string, session: Session | undefined): session is Session => {
+  const isValid = async (username: string, session: Session | undefined): Promise<boolean> => {
     if (!session) return false;
     try {
-      return app.sessions.authenticate(session.sessionId).user.username === username;
+      return (await app.sessions.authenticate(session.sessionId)).user.username === username;
     } catch {
       return false;
     }
@@ -51,7 +51,7 @@ function createShellFacade(app: FastifyInstance): ShellFacade {
 
   return {
     async ensureOwner(username) {
-      const existing = app.userRepository.get(username);
+      const existing = await app.userRepository.get(username);
       if (!existing) {
         await app.userService.create({
           username,
@@ -64,9 +64,9 @@ function createShellFacade(app: FastifyInstance): ShellFacade {
       }
     },
 
-    ownerSession(username) {
+    async ownerSession(username) {
       const session = current.get(username);
-      if (isValid(username, session)) return Promise.resolve(session);
+      if (session && (await isValid(username, session))) return session;
       let pending = opening.get(username);
       if (!pending) {
         pending = app.sessions

@@ -65,6 +65,10 @@ export const ERROR_CODES = {
     message: 'The change could not be saved; nothing was changed.',
   },
   INTERNAL: { statusCode: 500, message: 'Something went wrong on the server.' },
+  DATABASE_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'The database cannot be reached; try again shortly.',
+  },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

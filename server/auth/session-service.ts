@@ -3,7 +3,12 @@ import type { Session } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 import { Lru } from '../repositories/lru';
-import type { SessionRecord, UserRecord, UserRepository } from '../repositories/user-repository';
+import type {
+  SessionLookup,
+  SessionRecord,
+  UserRecord,
+  UserRepository,
+} from '../repositories/user-repository-contract';
 import { hashPassword, verifyPassword } from './password';
 import { SignInThrottle } from './sign-in-throttle';
 
@@ -47,7 +52,7 @@ export class SessionService {
     private readonly config: AuthOptions,
     private readonly now: () => number = Date.now,
   ) {
-    this.throttle = new SignInThrottle(config.maxFailedSignIns, config.failureWindowMs, now);
+    this.throttle = new SignInThrottle(users, config.maxFailedSignIns, config.failureWindowMs, now);
   }
 
   /**
@@ -55,24 +60,29 @@ export class SessionService {
    * as a wrong password, and both answer the same 401.
    */
   async signIn(username: string, password: string, address: string): Promise<Session> {
-    const wait = this.throttle.retryAfter(address, username);
+    const wait = await this.throttle.retryAfter(address, username);
     if (wait > 0) {
       throw new ApiError('TOO_MANY_ATTEMPTS', undefined, [], {
         'retry-after': String(Math.ceil(wait / 1000)),
       });
     }
-    const user = this.users.get(username);
+    const user = await this.users.get(username);
     this.dummyHash ??= hashPassword('no such user', this.config.scryptLogN);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
     // The check took a while: if the account changed meanwhile (password reset, demotion,
-    // deletion), the password was checked against a version that no longer counts. Records are
-    // immutable, so identity tells.
-    const unchanged = user !== undefined && this.users.get(username) === user;
+    // deletion), the password was checked against a version that no longer counts. Every change
+    // of a user sets a new modifiedTime or password hash.
+    const current = user && (await this.users.get(username));
+    const unchanged =
+      current !== undefined &&
+      current.passwordHash === user!.passwordHash &&
+      current.modifiedTime === user!.modifiedTime &&
+      current.role === user!.role;
     if (!user || !valid || !unchanged) {
-      this.throttle.recordFailure(address, username);
+      await this.throttle.recordFailure(address, username);
       throw new ApiError('INVALID_CREDENTIALS');
     }
-    this.throttle.recordSuccess(address, username);
+    await this.throttle.recordSuccess(address, username);
     return this.open(user.username);
   }
 
@@ -90,7 +100,13 @@ export class SessionService {
     return { sessionId, createdDate, expiredDate: record.expiredDate };
   }
 
-  authenticate(header: string | undefined): Authenticated {
+  /**
+   * The caller of a request with this Authorization header, or an ApiError. Answers at once
+   * (no promise) when the repository does (the embedded store), so the hook that runs on every
+   * request costs no extra turn there; on PostgreSQL every request reads its session anew, so a
+   * session ended on one instance is ended on all at once.
+   */
+  authenticate(header: string | undefined): Authenticated | Promise<Authenticated> {
     const sessionId = sessionIdFrom(header);
     if (!sessionId) throw new ApiError('UNAUTHORIZED');
     let sessionHash = this.recentHashes.use(sessionId);
@@ -98,10 +114,16 @@ export class SessionService {
       sessionHash = hashSessionId(sessionId);
       this.recentHashes.put(sessionId, sessionHash);
     }
-    const session = this.users.getSession(sessionHash);
-    const user = session && this.users.get(session.username);
-    if (!session || !user)
-      throw new ApiError('UNAUTHORIZED', 'The session is not valid; sign in again.');
+    const hash = sessionHash;
+    const found = this.users.findSession(hash);
+    return found instanceof Promise
+      ? found.then((lookup) => this.check(hash, lookup))
+      : this.check(hash, found);
+  }
+
+  private check(sessionHash: string, found: SessionLookup | undefined): Authenticated {
+    if (!found) throw new ApiError('UNAUTHORIZED', 'The session is not valid; sign in again.');
+    const { session, user } = found;
     const now = this.now();
     if (session.expiredDate <= now || now - session.lastSeen > this.config.sessionIdleMs) {
       void this.users.deleteSessions([sessionHash]).catch(() => {});
@@ -109,7 +131,7 @@ export class SessionService {
     }
     if (now - session.lastSeen >= Math.min(TOUCH_INTERVAL_MS, this.config.sessionIdleMs / 4)) {
       // Not awaited: a lost touch only shortens the idle window by one interval.
-      void this.users.saveSession(sessionHash, { ...session, lastSeen: now }).catch(() => {});
+      void this.users.touchSession(sessionHash, now).catch(() => {});
     }
     return { user, session, sessionHash };
   }
@@ -125,9 +147,10 @@ export class SessionService {
     return this.users.deleteSessions([sessionHash]);
   }
 
+  /** Ends expired sessions and forgets stale sign-in failure counts; answers the sessions ended. */
   async sweepExpired(): Promise<number> {
-    const expired = this.users.expiredSessions(this.now(), this.config.sessionIdleMs);
-    if (expired.length > 0) await this.users.deleteSessions(expired);
-    return expired.length;
+    const now = this.now();
+    await this.users.pruneAttempts(now, this.config.failureWindowMs);
+    return this.users.deleteExpiredSessions(now, this.config.sessionIdleMs);
   }
 }

@@ -1,17 +1,13 @@
-interface Attempts {
-  failures: number;
-  windowStart: number;
-  blockedUntil: number;
-}
+import type { UserRepository } from '../repositories/user-repository-contract';
 
 /**
  * Counts failed sign-ins per (address, username) and per address, and blocks further attempts
- * for a while once either passes its limit. Memory is bounded by pruning stale entries.
+ * for a while once either passes its limit. The counts live in the user repository, so on
+ * PostgreSQL every instance counts the same attempts.
  */
 export class SignInThrottle {
-  private readonly attempts = new Map<string, Attempts>();
-
   constructor(
+    private readonly users: Pick<UserRepository, 'attempts' | 'recordFailure' | 'clearAttempts'>,
     private readonly maxFailures: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
@@ -26,38 +22,23 @@ export class SignInThrottle {
   }
 
   /** Milliseconds until the caller may try again, or 0 when it may try now. */
-  retryAfter(address: string, username: string): number {
+  async retryAfter(address: string, username: string): Promise<number> {
     const now = this.now();
     let wait = 0;
     for (const [key] of this.keys(address, username)) {
-      const entry = this.attempts.get(key);
+      const entry = await this.users.attempts(key);
       if (entry && entry.blockedUntil > now) wait = Math.max(wait, entry.blockedUntil - now);
     }
     return wait;
   }
 
-  recordFailure(address: string, username: string): void {
+  async recordFailure(address: string, username: string): Promise<void> {
     const now = this.now();
-    if (this.attempts.size > 10_000) this.prune(now);
-    for (const [key, limit] of this.keys(address, username)) {
-      let entry = this.attempts.get(key);
-      if (!entry || now - entry.windowStart > this.windowMs) {
-        entry = { failures: 0, windowStart: now, blockedUntil: 0 };
-        this.attempts.set(key, entry);
-      }
-      entry.failures += 1;
-      if (entry.failures >= limit) entry.blockedUntil = now + this.windowMs;
-    }
+    for (const [key, limit] of this.keys(address, username))
+      await this.users.recordFailure(key, limit, this.windowMs, now);
   }
 
-  recordSuccess(address: string, username: string): void {
-    this.attempts.delete(this.keys(address, username)[0]![0]);
-  }
-
-  private prune(now: number): void {
-    for (const [key, entry] of this.attempts) {
-      if (entry.blockedUntil < now && now - entry.windowStart > this.windowMs)
-        this.attempts.delete(key);
-    }
+  recordSuccess(address: string, username: string): Promise<void> {
+    return this.users.clearAttempts(this.keys(address, username)[0]![0]);
   }
 }

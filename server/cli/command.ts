@@ -51,7 +51,9 @@ export class UsageError extends Error {
 
 /** The command could not do its job (the data directory is in use, no such user): exit 1. */
 export class CommandFailed extends Error {
-  override readonly name = 'CommandFailed';
+  override readonly name: string = 'CommandFailed';
+  /** The exit status: 1, or 2 when the setup must change first (an unusable database). */
+  readonly exitCode: number = 1;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -4,6 +4,11 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, retentionFromEnv } from '../config';
 import { DataDirInUseError } from '../storage/data-dir-lock';
+import {
+  DatabaseConnectError,
+  DatabaseSchemaTooNewError,
+  targetOf,
+} from '../storage/postgres/database';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 
 function parseCacheMegabytes(value: string | undefined): number | undefined {
@@ -63,6 +68,12 @@ function listenFailure(error: unknown, host: string, port: number): unknown {
   }
 }
 
+/** The database cannot be used (unreachable, refused, too new a schema): exit 2, one line. */
+export class DatabaseUnusable extends CommandFailed {
+  override readonly name = 'DatabaseUnusable';
+  override readonly exitCode: number = EXIT.usage;
+}
+
 /** Stops on SIGINT/SIGTERM after pending writes are on disk. */
 function closeOnSignals(app: FastifyInstance): void {
   let closing = false;
@@ -99,6 +110,14 @@ export const serveCommand: Command = {
       description: 'port (default 8080; 0 picks a free one)',
     },
     DATA_DIR_FLAG,
+    {
+      name: 'database',
+      value: '<url>',
+      env: 'PORTFOLIO_DATABASE_URL',
+      description:
+        'PostgreSQL, e.g. postgres://portfolio@db:5432/portfolio (default: the embedded store\n' +
+        'in --data-dir); several servers may share one database and one --data-dir of files',
+    },
   ],
   env: [
     {
@@ -141,6 +160,7 @@ export const serveCommand: Command = {
     const host = input.option('host') ?? '127.0.0.1';
     const port = parsePort(input.option('port') ?? '8080');
     const dataDir = resolve(input.option('data-dir') ?? 'data');
+    const database = input.option('database') || undefined;
     const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
     const retention = retentionOf(env);
     // Loaded only now: help and command-line errors answer without loading the server.
@@ -149,6 +169,7 @@ export const serveCommand: Command = {
 
     const app = await buildApp({
       dataDir,
+      database,
       rendererDir: builtRendererDir(),
       loopbackOnly: isLoopbackHostName(host),
       listCacheBytes,
@@ -172,6 +193,9 @@ export const serveCommand: Command = {
     }).catch((error: unknown) => {
       if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
       if (error instanceof ConfigError) throw new UsageError(error.message);
+      // Exit 2 with one line: nothing this server can do until the database is set right.
+      if (error instanceof DatabaseConnectError || error instanceof DatabaseSchemaTooNewError)
+        throw new DatabaseUnusable(error.message);
       throw error;
     });
     closeOnSignals(app);
@@ -183,8 +207,9 @@ export const serveCommand: Command = {
     });
     const shown =
       host === '0.0.0.0' || host === '::' ? address.replace(/\/\/[^:]+:/, '//localhost:') : address;
+    const serving = database ? `PostgreSQL at ${targetOf(database)}, files in ${dataDir}` : dataDir;
     print(
-      `Portfolio Manager is serving ${dataDir}\n  UI:   ${shown}/\n  API:  ${shown}/api/v1\n  Docs: ${shown}/docs`,
+      `Portfolio Manager is serving ${serving}\n  UI:   ${shown}/\n  API:  ${shown}/api/v1\n  Docs: ${shown}/docs`,
     );
     // The listening server keeps the process alive until a signal closes it.
     return EXIT.ok;

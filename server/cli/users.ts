@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { UpdateUserBodySchema, type User } from '../../shared';
 import type { UserService } from '../services/user-service';
-import type { UserRepository } from '../repositories/user-repository';
+import type { UserRepository } from '../repositories/user-repository-contract';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import type { Store } from '../storage/store';
 import {
@@ -47,12 +47,13 @@ async function withUsers<T>(
   if (!(await holdsDatabase(dataDir)))
     throw new CommandFailed(`${dataDir} holds no Portfolio Manager data; check --data-dir.`);
   // Loaded only now: help and command-line errors answer without loading the storage.
-  const [{ Store }, { UserRepository }, { UserService }, { resolveConfig }] = await Promise.all([
-    import('../storage/store'),
-    import('../repositories/user-repository'),
-    import('../services/user-service'),
-    import('../config'),
-  ]);
+  const [{ Store }, { EmbeddedUserRepository }, { UserService }, { resolveConfig }] =
+    await Promise.all([
+      import('../storage/store'),
+      import('../repositories/user-repository'),
+      import('../services/user-service'),
+      import('../config'),
+    ]);
   let store: Store;
   try {
     store = await Store.open({
@@ -68,7 +69,7 @@ async function withUsers<T>(
     throw error;
   }
   try {
-    const repository = new UserRepository(store);
+    const repository = new EmbeddedUserRepository(store);
     // The server's hashing settings, so a password set here costs what one set under Users does.
     return await use(new UserService(repository, resolveConfig({ dataDir }).auth), repository);
   } finally {
@@ -145,8 +146,8 @@ export const usersResetPasswordCommand: Command = {
     const username = input.positionals[0]!;
     const { password, generated } = await newPassword(input);
     await withUsers(input, async (service, repository) => {
-      if (!repository.get(username)) {
-        const names = repository.list().map((user) => user.username);
+      if (!(await repository.get(username))) {
+        const names = (await repository.list()).map((user) => user.username);
         throw new CommandFailed(
           `no user named "${username}"; the users are: ${names.join(', ') || 'none'}`,
         );

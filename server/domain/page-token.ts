@@ -43,6 +43,16 @@ function invalidToken(message: string): ApiError {
 export class PageTokens {
   private constructor(private readonly secret: Buffer) {}
 
+  /** Tokens signed with `secret` (32 random bytes, base64), e.g. one every instance shares. */
+  static withSecret(secret: string): PageTokens {
+    return new PageTokens(Buffer.from(secret, 'base64'));
+  }
+
+  /** A new random secret, base64. */
+  static newSecret(): string {
+    return randomBytes(32).toString('base64');
+  }
+
   static async open(store: Store): Promise<PageTokens> {
     const existing = store.get<{ secret: string }>('meta', SECRET_KEY);
     if (existing) return new PageTokens(Buffer.from(existing.secret, 'base64'));

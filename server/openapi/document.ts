@@ -40,6 +40,7 @@ function isObject(value: unknown): value is Json {
 const STATUS_HEADERS: Record<number, Record<string, HeaderDoc>> = {
   416: { 'Content-Range': HEADERS.unsatisfiedRange },
   429: { 'Retry-After': HEADERS.retryAfter },
+  503: { 'Retry-After': HEADERS.retryAfter },
 };
 
 /**
@@ -62,6 +63,8 @@ function plumbingErrors(route: RouteInfo): ErrorCode[] {
   const schema = route.schema ?? {};
   const codes: ErrorCode[] = ['HOST_NOT_ALLOWED', 'INTERNAL'];
   if (methodsOf(route).some((method) => WRITE_METHODS.has(method))) codes.push('STORAGE_FAILURE');
+  // On PostgreSQL, any API call may find the database gone (server/plugins/error-handler.ts).
+  if (route.url.startsWith('/api/')) codes.push('DATABASE_UNAVAILABLE');
   const security = schema.security as Array<Record<string, unknown>> | undefined;
   if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
     codes.push('UNAUTHORIZED', 'SESSION_EXPIRED');

@@ -4,6 +4,7 @@ import type { Role } from '../../shared';
 import { SessionService, type Authenticated } from '../auth/session-service';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
+import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,14 +35,22 @@ export default fp(
     app.decorateRequest('auth', null);
 
     // Callback-style hooks: they run on every request, and an async hook costs a promise and a
-    // microtask turn more.
+    // microtask turn more (the embedded store answers at once; PostgreSQL needs a query).
     app.decorate('requireSession', function requireSession(request, _reply, done) {
+      let found: ReturnType<SessionService['authenticate']>;
       try {
-        request.auth = sessions.authenticate(request.headers.authorization);
+        found = sessions.authenticate(request.headers.authorization);
       } catch (error) {
         return done(error as Error);
       }
-      done();
+      if (!(found instanceof Promise)) {
+        request.auth = found;
+        return done();
+      }
+      found.then((authenticated) => {
+        request.auth = authenticated;
+        done();
+      }, done);
     } satisfies onRequestHookHandler);
     app.decorate(
       'requireRole',
@@ -52,7 +61,9 @@ export default fp(
         },
     );
 
-    const sweep = setInterval(() => void sessions.sweepExpired().catch(() => {}), 10 * 60_000);
+    // On PostgreSQL one instance at a time sweeps.
+    const sweepOnce = () => app.runJob(JOB_LOCKS.sessionSweep, () => sessions.sweepExpired());
+    const sweep = setInterval(() => void sweepOnce().catch(() => {}), 10 * 60_000);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));
   },

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
+import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
 import { RetentionJob } from '../storage/retention-job';
 
 declare module 'fastify' {
@@ -38,7 +39,9 @@ export default fp(
       root,
       isReferenced,
       onRemoved: (sha) => thumbnails.remove(sha),
-      durable: () => app.store.idle(),
+      // PostgreSQL acknowledges a change only once it is durable; the embedded store earlier.
+      durable: app.store ? () => app.store!.idle() : undefined,
+      sharedGraceMs: app.database ? app.config.sharedBlobGraceMs : undefined,
       log: { warn: (msg) => app.log.warn(msg), error: (obj, msg) => app.log.error(obj, msg) },
     });
     await thumbnails.init();
@@ -61,6 +64,10 @@ export default fp(
       history: app.config.history,
       trash: app.config.trash,
       log: app.log,
+      // On PostgreSQL one instance at a time runs a pass, and every pass collects the blobs
+      // nothing refers to: those another instance freed were left to it (see sharedGraceMs).
+      exclusive: (pass) => app.runJob(JOB_LOCKS.retention, pass),
+      alwaysCollect: app.database !== null,
     });
     app.decorate('retention', retention);
     app.addHook('onReady', async () => retention.start(RETENTION_INTERVAL_MS));

@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
+import { connectionFailure } from '../storage/postgres/database';
 import { StorageWriteError } from '../storage/store';
 import { validationDetails } from '../validation/ajv';
 
@@ -67,6 +68,10 @@ export default fp(
         } else if (error instanceof StorageWriteError) {
           request.log.error({ err: error }, 'storage write failed');
           apiError = new ApiError('STORAGE_FAILURE');
+        } else if (app.database && connectionFailure(error) !== undefined) {
+          // PostgreSQL went away (restart, network): the pool reconnects on the next query.
+          request.log.warn(`PostgreSQL unavailable: ${connectionFailure(error)}`);
+          apiError = new ApiError('DATABASE_UNAVAILABLE', undefined, [], { 'retry-after': '5' });
         } else if (error.statusCode === 429) {
           apiError = new ApiError('RATE_LIMITED', error.message);
         } else {

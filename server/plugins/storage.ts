@@ -1,22 +1,68 @@
+import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { UserRepository } from '../repositories/user-repository';
+import { PageTokens } from '../domain/page-token';
+import { EmbeddedUserRepository } from '../repositories/user-repository';
+import type { UserRepository } from '../repositories/user-repository-contract';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
+import { openDatabase, type Database } from '../storage/postgres/database';
+import { runExclusive } from '../storage/postgres/exclusive-job';
+import { PgPortfolioRepository } from '../storage/postgres/pg-portfolio-repository';
+import { PgUserRepository } from '../storage/postgres/pg-user-repository';
+import { sharedSetting } from '../storage/postgres/settings';
 import { Store, type StoreOptions } from '../storage/store';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: Store;
+    /** The embedded store; null on PostgreSQL. */
+    store: Store | null;
+    /** The PostgreSQL database; null on the embedded store. */
+    database: Database | null;
     userRepository: UserRepository;
     /** The one write path for portfolios (DESIGN §9). */
     portfolios: PortfolioRepository;
+    /**
+     * Runs a background job's pass unless another instance on the same database is running it
+     * (answers undefined then); on the embedded store it always runs.
+     */
+    runJob: <T>(lock: number, job: () => Promise<T>) => Promise<T | undefined>;
+    /** Signs and checks list page tokens; on PostgreSQL every instance accepts every token. */
+    pageTokens: PageTokens;
   }
 }
 
-/** Opens the data directory (taking its lock) and exposes the repositories over it. */
+/**
+ * Opens the storage and exposes the repositories over it: with `config.database`, PostgreSQL
+ * (migrated on start; the data directory then holds only blobs, shared by every instance);
+ * otherwise the embedded store in the data directory, under its lock.
+ */
 export default fp(
   async function storage(app: FastifyInstance, options: Omit<StoreOptions, 'log'>) {
+    const url = app.config.database;
+    if (url) {
+      await mkdir(options.dataDir, { recursive: true });
+      const database = await openDatabase(url, {
+        logger: { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) },
+      });
+      // Registered first, so it runs last: every other onClose hook may still query.
+      app.addHook('onClose', async () => database.close());
+      app.decorate('store', null);
+      app.decorate('database', database);
+      app.decorate('userRepository', new PgUserRepository(database.pool));
+      app.decorate(
+        'portfolios',
+        await PgPortfolioRepository.open(database.pool, { history: app.config.history.enabled }),
+      );
+      app.decorate('runJob', (lock: number, job: () => Promise<unknown>) =>
+        runExclusive(database.pool, lock, job),
+      );
+      const { secret } = await sharedSetting(database.pool, 'pageTokenSecret', () => ({
+        secret: PageTokens.newSecret(),
+      }));
+      app.decorate('pageTokens', PageTokens.withSecret(secret));
+      return;
+    }
     const store = await Store.open({
       ...options,
       log: {
@@ -28,11 +74,14 @@ export default fp(
     // Runs after the server stopped accepting requests: pending writes finish before exit.
     app.addHook('onClose', async () => store.close());
     app.decorate('store', store);
-    app.decorate('userRepository', new UserRepository(store));
+    app.decorate('database', null);
+    app.decorate('userRepository', new EmbeddedUserRepository(store));
     app.decorate(
       'portfolios',
       await EmbeddedPortfolioRepository.open(store, { history: app.config.history.enabled }),
     );
+    app.decorate('runJob', (_lock: number, job: () => Promise<unknown>) => job());
+    app.decorate('pageTokens', await PageTokens.open(store));
   },
   { name: 'storage' },
 );

@@ -1,84 +1,147 @@
-import type { Role, User } from '../../shared';
 import type { Op, Store } from '../storage/store';
+import type {
+  AttemptCount,
+  SessionLookup,
+  SessionRecord,
+  UserRecord,
+  UserRepository,
+} from './user-repository-contract';
 
-export interface UserRecord extends User {
-  passwordHash: string;
-}
+export type {
+  Role,
+  SessionLookup,
+  SessionRecord,
+  UserRecord,
+  UserRepository,
+} from './user-repository-contract';
 
-export interface SessionRecord {
-  username: string;
-  createdDate: number;
-  expiredDate: number;
-  lastSeen: number;
-}
+/** The order users are listed in, on every backend. */
+export const byUsername = (a: UserRecord, b: UserRecord) => a.username.localeCompare(b.username);
 
-/** Users and their sessions: sessions are keyed by the SHA-256 of their id, never the id. */
-export class UserRepository {
+/** Failed-sign-in keys kept at most before stale ones are pruned. */
+const MAX_ATTEMPT_KEYS = 10_000;
+
+/**
+ * Users and sessions in the embedded store. Lookups answer from memory at once; a change is
+ * applied to memory when committed, so a check followed by a commit in the same turn cannot race.
+ * Failed sign-ins are counted in memory only: one process serves the data directory.
+ */
+export class EmbeddedUserRepository implements UserRepository {
+  private readonly failures = new Map<string, AttemptCount>();
+
   constructor(private readonly store: Store) {}
 
-  get(username: string): UserRecord | undefined {
+  getNow(username: string): UserRecord | undefined {
     return this.store.get<UserRecord>('users', username);
   }
 
-  list(): UserRecord[] {
-    return [...this.store.collection<UserRecord>('users').values()].sort((a, b) =>
-      a.username.localeCompare(b.username),
-    );
+  async get(username: string): Promise<UserRecord | undefined> {
+    return this.getNow(username);
   }
 
-  count(): number {
+  async list(): Promise<UserRecord[]> {
+    return [...this.store.collection<UserRecord>('users').values()].sort(byUsername);
+  }
+
+  async count(): Promise<number> {
     return this.store.collection('users').size;
   }
 
-  countAdmins(): number {
+  async countAdmins(): Promise<number> {
     let admins = 0;
     for (const user of this.store.collection<UserRecord>('users').values())
       if (user.role === 'admin') admins++;
     return admins;
   }
 
-  save(user: UserRecord, extra: Op[] = []): Promise<void> {
+  async insert(user: UserRecord): Promise<boolean> {
+    if (this.getNow(user.username)) return false;
+    await this.store.commit([{ type: 'put', col: 'users', key: user.username, value: user }]);
+    return true;
+  }
+
+  update(user: UserRecord, options: { endSessions?: boolean } = {}): Promise<void> {
     return this.store.commit([
       { type: 'put', col: 'users', key: user.username, value: user },
-      ...extra,
+      ...(options.endSessions ? this.endSessionsOps(user.username) : []),
     ]);
   }
 
-  delete(username: string): Promise<void> {
-    return this.store.commit([
+  async delete(username: string): Promise<boolean> {
+    if (!this.getNow(username)) return false;
+    await this.store.commit([
       { type: 'del', col: 'users', key: username },
       ...this.endSessionsOps(username),
     ]);
+    return true;
   }
 
-  getSession(hash: string): SessionRecord | undefined {
-    return this.store.get<SessionRecord>('sessions', hash);
+  findSession(hash: string): SessionLookup | undefined {
+    const session = this.store.get<SessionRecord>('sessions', hash);
+    const user = session && this.getNow(session.username);
+    return session && user ? { session, user } : undefined;
   }
 
   saveSession(hash: string, session: SessionRecord): Promise<void> {
     return this.store.commit([{ type: 'put', col: 'sessions', key: hash, value: session }]);
   }
 
+  async touchSession(hash: string, lastSeen: number): Promise<void> {
+    const session = this.store.get<SessionRecord>('sessions', hash);
+    if (!session || session.lastSeen >= lastSeen) return;
+    await this.saveSession(hash, { ...session, lastSeen });
+  }
+
   deleteSessions(hashes: string[]): Promise<void> {
     return this.store.commit(hashes.map((key) => ({ type: 'del', col: 'sessions', key })));
   }
 
-  /** Ops that end every session of `username`; commit them with the change that requires it. */
-  endSessionsOps(username: string): Op[] {
+  async deleteExpiredSessions(now: number, idleMs: number): Promise<number> {
+    const expired: string[] = [];
+    for (const [key, session] of this.store.collection<SessionRecord>('sessions')) {
+      if (session.expiredDate <= now || now - session.lastSeen > idleMs) expired.push(key);
+    }
+    if (expired.length > 0) await this.deleteSessions(expired);
+    return expired.length;
+  }
+
+  async attempts(key: string): Promise<AttemptCount | undefined> {
+    const entry = this.failures.get(key);
+    return entry && { ...entry };
+  }
+
+  async recordFailure(key: string, limit: number, windowMs: number, now: number): Promise<void> {
+    if (this.failures.size > MAX_ATTEMPT_KEYS) await this.pruneAttempts(now, windowMs);
+    let entry = this.failures.get(key);
+    if (!entry || now - entry.windowStart > windowMs) {
+      entry = { failures: 0, windowStart: now, blockedUntil: 0 };
+      this.failures.set(key, entry);
+    }
+    entry.failures += 1;
+    if (entry.failures >= limit) entry.blockedUntil = now + windowMs;
+  }
+
+  async clearAttempts(key: string): Promise<void> {
+    this.failures.delete(key);
+  }
+
+  async pruneAttempts(now: number, windowMs: number): Promise<number> {
+    let pruned = 0;
+    for (const [key, entry] of this.failures) {
+      if (entry.blockedUntil < now && now - entry.windowStart > windowMs) {
+        this.failures.delete(key);
+        pruned++;
+      }
+    }
+    return pruned;
+  }
+
+  /** Ops that end every session of `username`. */
+  private endSessionsOps(username: string): Op[] {
     const ops: Op[] = [];
     for (const [key, session] of this.store.collection<SessionRecord>('sessions')) {
       if (session.username === username) ops.push({ type: 'del', col: 'sessions', key });
     }
     return ops;
   }
-
-  expiredSessions(now: number, idleMs: number): string[] {
-    const expired: string[] = [];
-    for (const [key, session] of this.store.collection<SessionRecord>('sessions')) {
-      if (session.expiredDate <= now || now - session.lastSeen > idleMs) expired.push(key);
-    }
-    return expired;
-  }
 }
-
-export type { Role };

@@ -24,7 +24,6 @@ import {
   type FieldTree,
   type FileDataReader,
 } from '../domain/list-query';
-import { PageTokens } from '../domain/page-token';
 import { coverFileView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
 import { errors, json } from '../openapi/responses';
@@ -98,11 +97,15 @@ function serializers() {
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
-  const index = new PortfolioIndex(app.store.collection('portfolios'), app.store);
+  // The embedded store answers from an index in memory and reuses answers until the next change.
+  // PostgreSQL answers every list with SQL (another instance may have changed anything), so there
+  // it has neither; its page tokens are signed with a secret every instance shares.
+  const store = app.store;
+  const index = store && new PortfolioIndex(store.collection('portfolios'), store);
   // After listening, so that building the search index never delays the first answers.
-  app.addHook('onListen', async () => index.startSearchIndex());
-  const tokens = await PageTokens.open(app.store);
-  const cache = new ListPageCache(app.config.listCacheBytes);
+  if (index) app.addHook('onListen', async () => index.startSearchIndex());
+  const tokens = app.pageTokens;
+  const cache = index && new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();
 
   app.get<{ Querystring: ListQuery }>(
@@ -131,9 +134,9 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // The exact query string (valid, or validation would have answered 400) and what the
       // caller may see decide the answer, along with the data: see ListPageCache.
       const cacheKey = `${visibleOnly ? 'viewer' : 'staff'} ${request.url}`;
-      const version = index.version;
+      const version = index?.version ?? 0;
       reply.type('application/json; charset=utf-8');
-      const cached = cache.get(cacheKey, version);
+      const cached = cache?.get(cacheKey, version);
       if (cached !== undefined) return cached;
 
       const query = request.query;
@@ -146,7 +149,8 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
-      const page = index.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
+      const listRequest = { ...scope, after, limit: pageSizeOf(query.pageSize) };
+      const page = index ? index.query(listRequest) : await app.portfolios.query(listRequest);
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
       const json = serializerFor(
@@ -166,7 +170,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // As bytes: the serializer's string is a rope of many pieces, and a socket write of a rope
       // walks it piece by piece on every send (that was half the time of a cached answer).
       const body = Buffer.from(json);
-      cache.put(cacheKey, version, body);
+      cache?.put(cacheKey, version, body);
       return body;
     },
   );

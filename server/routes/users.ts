@@ -30,7 +30,7 @@ export default async function userRoutes(app: FastifyInstance) {
       },
     },
     async () => {
-      const lists = app.userService.list();
+      const lists = await app.userService.list();
       return { lists, total: lists.length };
     },
   );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateUserBody, UpdateUserBody, User } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
-import type { UserRecord, UserRepository } from '../repositories/user-repository';
+import type { UserRecord, UserRepository } from '../repositories/user-repository-contract';
 import { hashPassword } from '../auth/password';
 
 export function publicUser({ passwordHash: _hash, ...user }: UserRecord): User {
@@ -16,18 +16,18 @@ export class UserService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  list(): User[] {
-    return this.users.list().map(publicUser);
+  async list(): Promise<User[]> {
+    return (await this.users.list()).map(publicUser);
   }
 
-  get(username: string): User {
-    const user = this.users.get(username);
+  async get(username: string): Promise<User> {
+    const user = await this.users.get(username);
     if (!user) throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
     return publicUser(user);
   }
 
   async create(body: CreateUserBody): Promise<User> {
-    if (this.users.get(body.username))
+    if (await this.users.get(body.username))
       throw new ApiError('USERNAME_TAKEN', `The username "${body.username}" is taken.`);
     const now = this.now();
     const user: UserRecord = {
@@ -38,10 +38,9 @@ export class UserService {
       createdTime: now,
       modifiedTime: now,
     };
-    // Re-check after the async hash: another request may have taken the name meanwhile.
-    if (this.users.get(body.username))
+    // Another request (or instance) may have taken the name during the hash: insert checks again.
+    if (!(await this.users.insert(user)))
       throw new ApiError('USERNAME_TAKEN', `The username "${body.username}" is taken.`);
-    await this.users.save(user);
     return publicUser(user);
   }
 
@@ -50,9 +49,10 @@ export class UserService {
     const passwordHash = body.password
       ? await hashPassword(body.password, this.config.scryptLogN)
       : undefined;
-    const current = this.users.get(username);
+    const current = await this.users.get(username);
     if (!current) throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
-    if (current.role === 'admin' && body.role && body.role !== 'admin') this.assertNotLastAdmin();
+    if (current.role === 'admin' && body.role && body.role !== 'admin')
+      await this.assertNotLastAdmin();
     const next: UserRecord = {
       ...current,
       role: body.role ?? current.role,
@@ -61,19 +61,20 @@ export class UserService {
       modifiedTime: this.now(),
     };
     const endSessions = passwordHash !== undefined || next.role !== current.role;
-    await this.users.save(next, endSessions ? this.users.endSessionsOps(username) : []);
+    await this.users.update(next, { endSessions });
     return publicUser(next);
   }
 
   async delete(username: string): Promise<void> {
-    const current = this.users.get(username);
+    const current = await this.users.get(username);
     if (!current) throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
-    if (current.role === 'admin') this.assertNotLastAdmin();
-    await this.users.delete(username);
+    if (current.role === 'admin') await this.assertNotLastAdmin();
+    if (!(await this.users.delete(username)))
+      throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
   }
 
-  private assertNotLastAdmin(): void {
-    if (this.users.countAdmins() <= 1) throw new ApiError('LAST_ADMIN');
+  private async assertNotLastAdmin(): Promise<void> {
+    if ((await this.users.countAdmins()) <= 1) throw new ApiError('LAST_ADMIN');
   }
 
   /**
@@ -84,10 +85,16 @@ export class UserService {
     username?: string;
     password?: string;
   }): Promise<{ username: string; password: string } | null> {
-    if (this.users.count() > 0) return null;
+    if ((await this.users.count()) > 0) return null;
     const username = options.username || 'admin';
     const password = options.password || randomBytes(12).toString('base64url');
-    await this.create({ username, password, role: 'admin', allowEdit: ['*'] });
+    try {
+      await this.create({ username, password, role: 'admin', allowEdit: ['*'] });
+    } catch (error) {
+      // Another instance starting on the same database made the first admin meanwhile.
+      if (error instanceof ApiError && error.code === 'USERNAME_TAKEN') return null;
+      throw error;
+    }
     return options.password ? null : { username, password };
   }
 }

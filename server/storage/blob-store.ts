@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SerialQueue } from '../lib/serial-queue';
 import { syncDirectory } from './durable-file';
@@ -20,6 +20,29 @@ export interface BlobStoreOptions {
   /** Resolves once every change committed so far is durable (the store's `idle`). */
   durable?: () => Promise<void>;
   log?: { warn(msg: string): void; error(obj: unknown, msg: string): void };
+  /**
+   * Several server instances share this directory (PostgreSQL). Another instance's uploads are
+   * not pinned here, so nothing younger than this is removed: no unreferenced blob written or
+   * re-used within it, no temp file of an upload started within it. Undefined: one process owns
+   * the directory, and its own pins are the whole truth.
+   */
+  sharedGraceMs?: number;
+}
+
+/**
+ * What an object store (S3 and the like) would implement to hold the blobs instead of a shared
+ * directory: content-addressed, write-once bytes. The rest of the server reaches blobs through
+ * these calls only (plus `pathOf` for the thumbnail maker, which needs a local file).
+ */
+export interface BlobStorage {
+  tempPath(): string;
+  adopt(tempPath: string, sha256: string, fileDurable: Promise<void>): Promise<Release>;
+  read(sha256: string): Promise<Buffer>;
+  readStream(sha256: string, range?: { start: number; end: number }): ReadStream;
+  hold(sha256s: Iterable<string>): Release;
+  collect(sha256s: Iterable<string>): void;
+  collectUnreferenced(referenced: ReadonlySet<string>): Promise<number>;
+  idle(): Promise<void>;
 }
 
 /** Keeps a blob alive while the record that will point to it is being committed. */
@@ -35,7 +58,7 @@ export type Release = () => void;
  * committed). Adopting and removing run one at a time, so a remove cannot slip between an
  * upload's "already there" check and its record commit.
  */
-export class BlobStore {
+export class BlobStore implements BlobStorage {
   private readonly pins = new Map<string, number>();
   /** Blobs moved into place whose fsyncs are still running, by sha256. */
   private readonly becomingDurable = new Map<string, Promise<void>>();
@@ -106,7 +129,12 @@ export class BlobStore {
     const target = this.pathOf(sha256);
     if (await exists(target)) {
       await unlink(tempPath).catch(() => {}); // its fsync may still run: no matter
-      return { durable: this.becomingDurable.get(sha256) };
+      const local = this.becomingDurable.get(sha256);
+      if (local || this.options.sharedGraceMs === undefined) return { durable: local };
+      // Another instance may have moved it into place without its fsync done yet: sync it here
+      // too. Its new mtime keeps every instance's collector off it for the grace period.
+      const now = new Date();
+      return { durable: Promise.all([syncFile(target), utimes(target, now, now)]).then(() => {}) };
     }
     const shard = join(this.options.root, sha256.slice(0, 2));
     // Shards are made on first use and never removed, so the rename nearly always works.
@@ -177,6 +205,7 @@ export class BlobStore {
   async sweep(): Promise<{ temp: number; orphans: number }> {
     let temp = 0;
     for (const name of await readdir(this.tempDir)) {
+      if (await this.isRecent(join(this.tempDir, name))) continue; // another instance's upload
       await unlink(join(this.tempDir, name)).catch(() => {});
       temp++;
     }
@@ -237,7 +266,21 @@ export class BlobStore {
   }
 
   private async isInUse(sha256: string): Promise<boolean> {
-    return (this.pins.get(sha256) ?? 0) > 0 || (await this.options.isReferenced(sha256));
+    return (
+      (this.pins.get(sha256) ?? 0) > 0 ||
+      (await this.options.isReferenced(sha256)) ||
+      (await this.isRecent(this.pathOf(sha256)))
+    );
+  }
+
+  /** Shared directory only: written (or re-used) within the grace period, by any instance. */
+  private async isRecent(path: string): Promise<boolean> {
+    const grace = this.options.sharedGraceMs;
+    if (grace === undefined) return false;
+    return stat(path).then(
+      (info) => info.mtimeMs > Date.now() - grace,
+      () => false,
+    );
   }
 
   /** Removes the blob if nothing uses it; answers whether it did. */
@@ -266,6 +309,15 @@ export class BlobStore {
     const count = (this.pins.get(sha256) ?? 0) - 1;
     if (count > 0) this.pins.set(sha256, count);
     else this.pins.delete(sha256);
+  }
+}
+
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -10,6 +10,10 @@ export interface RetentionJobOptions {
   history: HistoryOptions;
   trash: TrashOptions;
   log: { info(msg: string): void; error(obj: unknown, msg: string): void };
+  /** Runs a pass unless another instance is running one (then undefined); default: runs it. */
+  exclusive?: (pass: () => Promise<RetentionReport>) => Promise<RetentionReport | undefined>;
+  /** Collect unreferenced blobs on every pass, not only after this pass removed something. */
+  alwaysCollect?: boolean;
 }
 
 /** What one pass removed. */
@@ -34,7 +38,10 @@ export class RetentionJob {
 
   /** Runs a pass now (as if at `now`), or joins the one under way. */
   run(now = Date.now()): Promise<RetentionReport> {
-    this.running ??= this.pass(now).finally(() => (this.running = null));
+    const exclusive = this.options.exclusive ?? ((pass) => pass());
+    this.running ??= exclusive(() => this.pass(now))
+      .then((report) => report ?? { revisions: 0, purged: 0, tombstones: 0, blobs: 0 })
+      .finally(() => (this.running = null));
     return this.running;
   }
 
@@ -68,7 +75,7 @@ export class RetentionJob {
     );
     const purged = (await repository.purge({ deletedBefore: trashCutoff })).length;
     const blobs =
-      revisions + purged > 0
+      revisions + purged > 0 || this.options.alwaysCollect
         ? await this.options.blobs.collectUnreferenced(await repository.referencedBlobs())
         : 0;
     const report = { revisions, purged, tombstones, blobs };

@@ -29,7 +29,7 @@ describe('local owner', () => {
   it('is the only account of a new data folder: an admin of everything', async () => {
     await start(() => buildDesktopApp(dataDir));
     expect(await ensureOwner(app.shell)).toBe(OWNER_USERNAME);
-    const users = app.userService.list();
+    const users = await app.userService.list();
     expect(users.map((user) => [user.username, user.role, user.allowEdit])).toEqual([
       ['owner', 'admin', ['*']],
     ]);
@@ -91,10 +91,10 @@ describe('local owner', () => {
       role: 'viewer',
     });
     await ensureOwner(app.shell);
-    expect(app.userService.get('owner')).toMatchObject({ role: 'admin', allowEdit: ['*'] });
-    expect(app.userService.get('admin').role).toBe('admin');
+    expect(await app.userService.get('owner')).toMatchObject({ role: 'admin', allowEdit: ['*'] });
+    expect((await app.userService.get('admin')).role).toBe('admin');
     await ensureOwner(app.shell); // idempotent
-    expect(app.userService.list()).toHaveLength(2);
+    expect(await app.userService.list()).toHaveLength(2);
   });
 
   it('keeps the owner across restarts without creating another account', async () => {
@@ -103,6 +103,6 @@ describe('local owner', () => {
     await app.close();
     await start(() => buildDesktopApp(dataDir));
     await ensureOwner(app.shell);
-    expect(app.userService.list().map((user) => user.username)).toEqual(['owner']);
+    expect((await app.userService.list()).map((user) => user.username)).toEqual(['owner']);
   });
 });

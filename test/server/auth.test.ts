@@ -322,7 +322,7 @@ describe('secrets at rest', () => {
   it('stores sessions only as a hash: the raw id is in no file of the data dir', async () => {
     const s = await server();
     const id = await s.signIn(ADMIN.username, ADMIN.password);
-    await s.app.store.compactNow(); // snapshot and journal both on disk
+    await s.app.store!.compactNow(); // snapshot and journal both on disk
     const text = await dataDirText(s.dataDir);
     expect(text).not.toContain(id);
     expect(text).not.toContain(s.adminSession);
@@ -341,7 +341,7 @@ describe('secrets at rest', () => {
       body: { username: 'canary', password, role: 'editor' },
     });
     await s.request('PUT', '/api/v1/users/canary', { body: { password: `${password}-2` } });
-    await s.app.store.compactNow();
+    await s.app.store!.compactNow();
     const text = await dataDirText(s.dataDir);
     expect(text).not.toContain(password);
     expect(text).not.toContain(ADMIN.password);
@@ -352,7 +352,7 @@ describe('secrets at rest', () => {
     const dataDir = await makeTempDir();
     const app = await buildApp({ dataDir, bootstrapAdmin: ADMIN }); // no auth overrides
     try {
-      await app.store.compactNow();
+      await app.store!.compactNow();
       const db = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
       const hash: string = db.collections.users.admin.passwordHash;
       const [scheme, logN, r, p, salt, key] = hash.split('$');

@@ -210,7 +210,7 @@ describe('a failed write (500)', () => {
     const before = (await s.request('GET', '/api/v1/portfolio/kept')).body;
 
     // A failed create leaves no portfolio.
-    s.app.store.injectWriteFault(secret());
+    s.app.store!.injectWriteFault(secret());
     const failedCreate = await s.request('POST', '/api/v1/portfolio', {
       body: portfolioBody({ portfolioId: 'lost' }),
     });
@@ -219,7 +219,7 @@ describe('a failed write (500)', () => {
     expectError(await s.request('GET', '/api/v1/portfolio/lost'), 404, 'PORTFOLIO_NOT_FOUND');
 
     // A failed update leaves the old version.
-    s.app.store.injectWriteFault(secret());
+    s.app.store!.injectWriteFault(secret());
     const failedUpdate = await s.request('PUT', '/api/v1/portfolio/kept', {
       body: portfolioBody({ projectTitle: 'Changed', command: 'publish' }),
     });
@@ -228,7 +228,7 @@ describe('a failed write (500)', () => {
     expect((await s.request('GET', '/api/v1/portfolio/kept')).body).toEqual(before);
 
     // A failed user change leaves the user as it was.
-    s.app.store.injectWriteFault(secret());
+    s.app.store!.injectWriteFault(secret());
     const failedUser = await s.request('POST', '/api/v1/users', {
       body: { username: 'faulty', password: 'faulty-password', role: 'viewer' },
     });
@@ -236,7 +236,7 @@ describe('a failed write (500)', () => {
     expectError(await s.request('GET', '/api/v1/users/faulty'), 404, 'USER_NOT_FOUND');
 
     // A failed sign-in gives no session.
-    s.app.store.injectWriteFault(secret());
+    s.app.store!.injectWriteFault(secret());
     const failedSignIn = await s.request('POST', '/api/v1/appauth', {
       body: { username: 'admin', password: 'admin-password-1' },
       session: null,
@@ -273,7 +273,7 @@ describe('a failed write (500)', () => {
   it('fails every write of a group that shared the failed fsync, and only those', async () => {
     const s2 = await startTestServer();
     try {
-      s2.app.store.injectWriteFault(new Error('EIO'));
+      s2.app.store!.injectWriteFault(new Error('EIO'));
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
           s2.request('POST', '/api/v1/portfolio', {

@@ -284,7 +284,7 @@ describe('file changes are portfolio updates', () => {
     server = await startTestServer();
     const id = await newPortfolio();
     const before = await detail(id);
-    server.app.store.injectWriteFault(new Error('disk full'));
+    server.app.store!.injectWriteFault(new Error('disk full'));
     const response = await uploadMultipart(
       server,
       `/api/v1/portfolio/${id}/cover`,

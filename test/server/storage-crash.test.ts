@@ -182,7 +182,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
           expect(stored.projectDetail).toBe(expected.projectDetail);
       }
       // On disk: the current snapshot is whole JSON, and no torn journal line survives.
-      await server.app.store.idle();
+      await server.app.store!.idle();
       const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
       expect(snapshot.version).toBe(SCHEMA_VERSION);
       for (const name of await journalSegments(dataDir)) {

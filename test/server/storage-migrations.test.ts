@@ -34,7 +34,7 @@ describe('data layout versions', () => {
     const created = await first.request('POST', '/api/v1/portfolio', {
       body: { memberBarcode: 'M1', category: 'Art', projectTitle: 'Kept', projectDetail: 'x' },
     });
-    await first.app.store.compactNow();
+    await first.app.store!.compactNow();
     await first.stop();
     const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
     expect(snapshot.version).toBe(SCHEMA_VERSION);

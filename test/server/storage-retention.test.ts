@@ -149,7 +149,7 @@ describe('the newest revision is the live record', () => {
     const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
     const id = created.body.portfolioId as string;
     const before = await server.app.portfolios.changesSince(0, 100);
-    server.app.store.injectWriteFault(new Error('disk full'));
+    server.app.store!.injectWriteFault(new Error('disk full'));
     const failed = await server.request('PUT', `/api/v1/portfolio/${id}`, {
       body: portfolioBody({ projectTitle: 'Lost' }),
     });

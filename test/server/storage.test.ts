@@ -93,7 +93,7 @@ describe('durability across restarts', () => {
   it('keeps everything across snapshots and restarts (journal + db.json)', async () => {
     const first = await server();
     const a = await populate(first, 'a');
-    await first.app.store.compactNow();
+    await first.app.store!.compactNow();
     const b = await populate(first, 'b'); // journal only
     const ids = [...a.ids, ...b.ids];
     const before = await snapshotOf(first, ids);
@@ -104,7 +104,7 @@ describe('durability across restarts', () => {
 
     const second = await server({ dataDir: first.dataDir });
     expect(await snapshotOf(second, ids)).toEqual(before);
-    await second.app.store.compactNow();
+    await second.app.store!.compactNow();
     await second.stop();
     const third = await server({ dataDir: first.dataDir });
     expect(await snapshotOf(third, ids)).toEqual(before);
@@ -113,9 +113,9 @@ describe('durability across restarts', () => {
   it('recovers a truncated db.json from the previous generation, losing nothing', async () => {
     const first = await server();
     const a = await populate(first, 'gen1');
-    await first.app.store.compactNow();
+    await first.app.store!.compactNow();
     const b = await populate(first, 'gen2');
-    await first.app.store.compactNow();
+    await first.app.store!.compactNow();
     const c = await populate(first, 'tail'); // only in the journal
     const ids = [...a.ids, ...b.ids, ...c.ids];
     const before = await snapshotOf(first, ids);
