@@ -1,23 +1,27 @@
 /**
  * npm run bench -- [--size 1000|10000|100000] [--duration seconds] [--connections n] [--no-upload]
+ *                  [--database postgres://…]
  *
  * Seeds a temp data directory with N portfolios, starts the real server as a child process and
  * measures it with autocannon: lists with every URL new (the headline), the same mixed with 5 %
  * updates, full-text searches, and the cached list on its own row. In the same run it measures a
  * bare Fastify hello-world and json-server 0.17 over the same portfolios, prints our figures as
  * ratios to those baselines and writes bench/results/<date>-<size>.json. Ends with
- * bench/upload.ts when it exists.
+ * bench/upload.ts when it exists. With --database, the same figures on PostgreSQL too (a database
+ * of its own made on that server and dropped after), and a table of both backends.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
 import type { PortfolioRecord } from '../shared';
 import { CACHED_LIST_PATH, listWorkload, ORDERS, type Request } from './list-workload';
-import { makePortfolios, seedDataDir, seedJsonServer } from './seed';
+import { makePortfolios, seedDataDir, seedJsonServer, seedPostgres } from './seed';
 import {
   buildServer,
   ROOT,
@@ -38,8 +42,10 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '6' },
     connections: { type: 'string', default: '20' },
     'no-upload': { type: 'boolean', default: false },
+    database: { type: 'string' },
   },
 });
+const DATABASE_URL = args.database;
 const SIZE = Number(args.size);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
@@ -269,9 +275,14 @@ async function firstOfEachKind(
   return firsts;
 }
 
-async function measureOurs(dataDir: string, records: PortfolioRecord[], detailId: string) {
+async function measureOurs(
+  dataDir: string,
+  records: PortfolioRecord[],
+  detailId: string,
+  env: Record<string, string> = {},
+) {
   // First start: bootstraps the admin and the page-token secret; the session outlives restarts.
-  const warm = await startOurs(dataDir);
+  const warm = await startOurs(dataDir, env);
   const sessionId = await signIn(warm.url);
   await warm.stop();
 
@@ -280,7 +291,7 @@ async function measureOurs(dataDir: string, records: PortfolioRecord[], detailId
 
   // Cold start: process spawn to the first list answered.
   const started = performance.now();
-  const server = await startOurs(dataDir);
+  const server = await startOurs(dataDir, env);
   let firstAnswerMs = 0;
   for (;;) {
     const response = await fetch(server.url + CACHED_LIST_PATH, { headers });
@@ -325,7 +336,7 @@ async function measureOurs(dataDir: string, records: PortfolioRecord[], detailId
   // Every URL new: on a server with the answer cache off, so that no answer can come from it
   // (a repeated URL would, and the random URLs do repeat now and then). Its trees are built first
   // by the same kinds of request, as on the server above.
-  const uncached = await startOurs(dataDir, { PORTFOLIO_LIST_CACHE_MB: '0' });
+  const uncached = await startOurs(dataDir, { ...env, PORTFOLIO_LIST_CACHE_MB: '0' });
   await firstOfEachKind(uncached.url, headers, records);
   // Each order and filter value builds its trees on first use (the first requests above show
   // what one costs); a short warm-up of the same mix, not counted, lets the measurement show the
@@ -423,7 +434,7 @@ interface SavedResult {
 
 async function latestResult(size: number): Promise<SavedResult | null> {
   const names = (await readdir(RESULTS_DIR).catch(() => [] as string[]))
-    .filter((name) => name.endsWith(`-${size}.json`))
+    .filter((name) => new RegExp(`^\\d{4}-\\d{2}-\\d{2}-${size}\\.json$`).test(name))
     .sort();
   const name = names.at(-1);
   return name ? (JSON.parse(await readFile(join(RESULTS_DIR, name), 'utf8')) as SavedResult) : null;
@@ -431,6 +442,61 @@ async function latestResult(size: number): Promise<SavedResult | null> {
 
 const ratio = (a: number, b: number | undefined | null) => (b ? a / b : null);
 const fmt = (value: number | null, digits = 2) => (value === null ? 'n/a' : value.toFixed(digits));
+
+/**
+ * A database of its own on the --database server, dropped after the run, with the settings that
+ * decide how durable (and how fast) a commit is there.
+ */
+async function benchDatabase(url: string) {
+  const name = `portfolio_bench_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const [commit] = await admin('SHOW synchronous_commit');
+  const [fsync] = await admin('SHOW fsync');
+  const [version] = await admin('SHOW server_version');
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return {
+    url: parsed.toString(),
+    settings: {
+      synchronousCommit: commit.synchronous_commit as string,
+      fsync: fsync.fsync as string,
+      serverVersion: version.server_version as string,
+    },
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function measurePostgres(
+  url: string,
+  tmp: string,
+  records: PortfolioRecord[],
+  detailId: string,
+) {
+  const database = await benchDatabase(url);
+  try {
+    const seedStarted = performance.now();
+    await seedPostgres(database.url, records);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    console.log(
+      `PostgreSQL ${database.settings.serverVersion} (synchronous_commit ${database.settings.synchronousCommit}, fsync ${database.settings.fsync}; seeded in ${seedSeconds.toFixed(1)} s):`,
+    );
+    const measured = await measureOurs(join(tmp, 'pg-files'), records, detailId, {
+      PORTFOLIO_DATABASE_URL: database.url,
+    });
+    return { ...measured, seedSeconds, settings: database.settings };
+  } finally {
+    await database.drop();
+  }
+}
 
 async function main(): Promise<void> {
   buildServer();
@@ -450,6 +516,9 @@ async function main(): Promise<void> {
 
     console.log('Portfolio Manager:');
     const ours = await measureOurs(dataDir, records, detailId);
+    const postgres = DATABASE_URL
+      ? await measurePostgres(DATABASE_URL, tmp, records, detailId)
+      : null;
     console.log('Fastify hello-world:');
     const helloBefore = await measureHello();
     console.log('json-server 0.17:');
@@ -485,7 +554,7 @@ async function main(): Promise<void> {
       updateVsJsonServer: ratio(ours.update.rps, jsonServer.update.rps),
     };
     const at = (size: number, pass: boolean) => (SIZE === size ? pass : null);
-    const targets = {
+    const targets: Record<string, boolean | null> = {
       'list, every URL new, at 10k >= 30% of hello-world': at(
         10000,
         (ratios.listUncachedVsHello ?? 0) >= 0.3,
@@ -628,13 +697,55 @@ async function main(): Promise<void> {
       `95/5 mixed vs list: ${fmt(ratios.mixedVsListUncached)} (p99/p50 ${fmt(ratios.mixedP99VsP50, 1)}); ` +
         `search vs list: ${fmt(ratios.searchVsListUncached)}; list/hello vs its 10k ratio: ${fmt(ratios.listUncachedVsListUncachedAt10k)}`,
     );
-    console.log('\nTargets (issues 3 and 14):');
+    if (postgres) {
+      const kinds = [
+        ['list, every URL new', 'listUncached'],
+        ['95% lists + 5% updates', 'mixed'],
+        ['search (q), every URL new', 'search'],
+        ['list, same URL (cached)', 'list'],
+        ['detail', 'detail'],
+        ['update', 'update'],
+        ['create (durable)', 'create'],
+      ] as const;
+      const table = [
+        ['req/s', 'embedded', 'p50/p99 ms', 'postgres', 'p50/p99 ms', 'postgres/embedded'],
+        ...kinds.map(([name, key]) => [
+          name,
+          fmt(ours[key].rps, 0),
+          `${ours[key].p50}/${ours[key].p99}`,
+          fmt(postgres[key].rps, 0),
+          `${postgres[key].p50}/${postgres[key].p99}`,
+          fmt(ratio(postgres[key].rps, ours[key].rps)),
+        ]),
+      ];
+      const widths = table[0]!.map((_, column) =>
+        Math.max(...table.map((line) => line[column]!.length)),
+      );
+      console.log(`\nBoth backends at ${SIZE} portfolios, same run`);
+      for (const line of table)
+        console.log(line.map((cell, column) => cell.padEnd(widths[column]!)).join('  '));
+      console.log(
+        `PostgreSQL: seeded in ${postgres.seedSeconds.toFixed(1)} s; cold start ${postgres.coldStart.firstListMs.toFixed(0)} ms to the first list; ` +
+          `first request of each kind (ms): ${Object.entries(postgres.coldStart.firstOfEachKindMs)
+            .map(([kind, ms]) => `${kind} ${ms}`)
+            .join('; ')}`,
+      );
+      const at100k = (pass: boolean) => (SIZE === 100000 ? pass : null);
+      targets['PostgreSQL at 100k: list, every URL new >= 0.5x embedded'] = at100k(
+        postgres.listUncached.rps >= 0.5 * ours.listUncached.rps,
+      );
+      targets['PostgreSQL at 100k: durable create >= 0.5x embedded'] = at100k(
+        postgres.settings.synchronousCommit === 'on' &&
+          postgres.create.rps >= 0.5 * ours.create.rps,
+      );
+    }
+    console.log('\nTargets (issues 3, 14 and 15):');
     for (const [name, pass] of Object.entries(targets))
       console.log(`  ${pass === null ? 'n/a ' : pass ? 'PASS' : 'FAIL'}  ${name}`);
 
     const date = new Date().toISOString().slice(0, 10);
     await mkdir(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `${date}-${SIZE}.json`);
+    const file = join(RESULTS_DIR, `${date}-${SIZE}${postgres ? '-postgres' : ''}.json`);
     const machine = {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model ?? '',
@@ -648,7 +759,7 @@ async function main(): Promise<void> {
     };
     await writeFile(
       file,
-      `${JSON.stringify({ date: new Date().toISOString(), machine, settings, ours, hello, jsonServer, ratios, targets }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), machine, settings, ours, postgres, hello, jsonServer, ratios, targets }, null, 2)}\n`,
     );
     console.log(`\nwrote ${file}`);
   } finally {

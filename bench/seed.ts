@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { PortfolioRecord } from '../shared';
+import type { StoredPortfolio } from '../server/repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
+import { importPostgres } from '../server/storage/library-transfer';
+import { openDatabase } from '../server/storage/postgres/database';
 import { Store } from '../server/storage/store';
 
 export const CATEGORIES = [
@@ -102,4 +106,41 @@ export async function seedDataDir(dataDir: string, records: PortfolioRecord[]): 
 /** json-server's whole database: one JSON file, rewritten on every change. */
 export async function seedJsonServer(file: string, records: PortfolioRecord[]): Promise<void> {
   await writeFile(file, JSON.stringify({ portfolios: records }));
+}
+
+/**
+ * Writes the portfolios into a migrated PostgreSQL database as the same creates would have left
+ * them (seq in order, author, first revision), through the bulk import of `storage migrate`:
+ * many rows per statement, one transaction.
+ */
+export async function seedPostgres(url: string, records: PortfolioRecord[]): Promise<void> {
+  const database = await openDatabase(url);
+  try {
+    const portfolios: StoredPortfolio[] = records.map((record, index) => ({
+      ...record,
+      seq: index + 1,
+      createdBy: 'bench',
+      modifiedBy: 'bench',
+    }));
+    await importPostgres(database.pool, {
+      library: { libraryId: randomUUID(), seq: portfolios.length, horizon: 0 },
+      portfolios,
+      revisions: portfolios.map((stored) => ({
+        portfolioId: stored.portfolioId,
+        revision: stored.revision,
+        seq: stored.seq,
+        modifiedTime: stored.modifiedTime,
+        modifiedBy: 'bench',
+        command: 'create',
+        changedFields: [],
+        snapshot: stored,
+      })),
+      trash: [],
+      tombstones: [],
+      users: [],
+    });
+    await database.pool.query('VACUUM ANALYZE');
+  } finally {
+    await database.close();
+  }
 }

@@ -25,7 +25,7 @@ const STOPPED_ONLY =
  * store is opened, because opening an empty folder would start a new database in it (a mistyped
  * --data-dir must not leave files behind).
  */
-async function holdsDatabase(dataDir: string): Promise<boolean> {
+export async function holdsDatabase(dataDir: string): Promise<boolean> {
   try {
     return (await readdir(dataDir)).some(
       (name) => name === 'db.json' || /^journal-\d+\.ndjson$/.test(name),

@@ -4,6 +4,8 @@ type Work = (client: pg.PoolClient) => Promise<unknown>;
 
 interface Pending {
   work: Work;
+  /** The work's failure leaves nothing changed: it needs no savepoint of its own. */
+  atomic: boolean;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -31,9 +33,15 @@ export class GroupCommit {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in the next group. `atomic`: the work is one statement, or fails before it
+   * writes, so its failure changes nothing and it runs without a savepoint (one round trip
+   * less). Should its statement fail in the database after all (which aborts the transaction),
+   * the group is rolled back and run again with a savepoint for every change.
+   */
+  run<T>(work: (client: pg.PoolClient) => Promise<T>, atomic = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({ work, atomic, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -44,7 +52,7 @@ export class GroupCommit {
     this.draining = false;
   }
 
-  private async commit(group: Pending[]): Promise<void> {
+  private async commit(group: Pending[], savepointEach = false): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -54,23 +62,38 @@ export class GroupCommit {
     }
     const outcomes: Outcome[] = [];
     let broken: Error | undefined;
+    let released = false;
     try {
       await client.query('BEGIN');
       // A group of one needs no savepoint: its failure rolls the whole transaction back.
       if (group.length === 1) outcomes.push(await attempt(client, group[0]!.work));
-      else for (const item of group) outcomes.push(await inSavepoint(client, item.work));
+      else
+        for (const item of group) {
+          if (savepointEach || !item.atomic) {
+            outcomes.push(await inSavepoint(client, item.work));
+            continue;
+          }
+          const outcome = await attempt(client, item.work);
+          if (!outcome.ok && isDatabaseError(outcome.error)) throw new GroupAborted();
+          outcomes.push(outcome);
+        }
       if (outcomes.some((outcome) => outcome.ok)) await client.query('COMMIT');
       else await client.query('ROLLBACK');
     } catch (error) {
       // A client whose rollback fails is in an unknown state: the pool must not hand it out again.
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      if (error instanceof GroupAborted && !broken) {
+        client.release();
+        released = true;
+        return this.commit(group, true);
+      }
       group.forEach((item, index) => {
         const outcome = outcomes[index];
         item.reject(outcome && !outcome.ok ? outcome.error : error);
       });
       return;
     } finally {
-      client.release(broken);
+      if (!released) client.release(broken);
     }
     group.forEach((item, index) => {
       const outcome = outcomes[index]!;
@@ -78,6 +101,17 @@ export class GroupCommit {
       else item.reject(outcome.error);
     });
   }
+}
+
+/** An atomic change failed in the database: the transaction is aborted, the group runs again. */
+class GroupAborted extends Error {}
+
+/** An error the database answered (a SQLSTATE), or one caused by such: it aborted the transaction. */
+function isDatabaseError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return true;
+  return error.cause !== undefined && isDatabaseError(error.cause);
 }
 
 async function attempt(client: pg.PoolClient, work: Work): Promise<Outcome> {

@@ -1,6 +1,7 @@
 import type { FilterKey, OrderKey, PortfolioRecord } from '../../../shared';
-import type { OrderTerm } from '../../domain/list-query';
+import { RELEVANCE, type OrderTerm } from '../../domain/list-query';
 import type { Cursor, ListPage, ListRequest, SortValue } from '../../repositories/portfolio-index';
+import { scoreExpression, searchCondition } from './search-sql';
 
 /**
  * The list (DESIGN §4) as one SQL statement, answering exactly what the embedded index answers:
@@ -32,7 +33,9 @@ export function utf16Key(text: string): Buffer {
  */
 export const textSortValue = (text: string): string => `${text.toLowerCase()}\u0000${text}`;
 
-const SORT_COLUMNS: Record<OrderKey, string> = {
+/** `score` is the relevance of a search, computed per row (see listStatement). */
+const SORT_COLUMNS: Record<SqlOrderKey, string> = {
+  relevance: 'score',
   createdTime: 'created_time',
   modifiedTime: 'modified_time',
   staffPick: 'staff_pick',
@@ -40,9 +43,11 @@ const SORT_COLUMNS: Record<OrderKey, string> = {
   category: 'category_key',
 };
 
-/** The cursor value of `record` under `key`: what the embedded index makes for it. */
-function sortValue(record: PortfolioRecord, key: OrderKey): SortValue {
+/** The cursor value of a row under `key`: what the embedded index makes for it. */
+function sortValue(record: PortfolioRecord, score: number | null, key: SqlOrderKey): SortValue {
   switch (key) {
+    case 'relevance':
+      return score!;
     case 'createdTime':
     case 'modifiedTime':
       return record[key];
@@ -55,8 +60,9 @@ function sortValue(record: PortfolioRecord, key: OrderKey): SortValue {
 }
 
 /** A cursor value as the parameter its sort column compares with. */
-function sortParameter(key: OrderKey, value: SortValue): unknown {
+function sortParameter(key: SqlOrderKey, value: SortValue): unknown {
   switch (key) {
+    case 'relevance':
     case 'createdTime':
     case 'modifiedTime':
       return value;
@@ -68,24 +74,22 @@ function sortParameter(key: OrderKey, value: SortValue): unknown {
   }
 }
 
-/** An order SQL can answer: by columns. */
-type SqlOrderTerm = OrderTerm & { key: OrderKey };
+type SqlOrderKey = OrderKey | typeof RELEVANCE;
+type SqlOrderTerm = OrderTerm & { key: SqlOrderKey };
 
-/**
- * The request's order as columns. Full-text `q` and its relevance order are answered by the
- * embedded index only so far; here they fail loudly rather than answer something else.
- */
-function sqlOrder(request: ListRequest): SqlOrderTerm[] {
-  if (request.search) throw new Error('Full-text search (q) is not answered on PostgreSQL yet.');
-  return request.order.map((term) => {
-    if (term.key === 'relevance')
-      throw new Error('orderBy=relevance is not answered on PostgreSQL yet.');
-    return { ...term, key: term.key };
-  });
+/** Relevance (best first) needs the search's terms to score by: parseOrderBy allows it only then. */
+function sqlOrder(request: ListRequest): readonly SqlOrderTerm[] {
+  if (request.order[0]?.key === RELEVANCE && !request.search)
+    throw new Error('orderBy=relevance needs search terms.');
+  return request.order;
 }
 
-export const cursorOf = (record: PortfolioRecord, order: readonly SqlOrderTerm[]): Cursor => ({
-  values: order.map((term) => sortValue(record, term.key)),
+export const cursorOf = (
+  record: PortfolioRecord,
+  score: number | null,
+  order: readonly SqlOrderTerm[],
+): Cursor => ({
+  values: order.map((term) => sortValue(record, score, term.key)),
   id: record.portfolioId,
 });
 
@@ -140,6 +144,7 @@ function filterCondition(key: FilterKey, given: readonly string[], p: Parameters
 function whereClause(request: ListRequest, p: Parameters): string {
   const conditions: string[] = [];
   if (request.visibleOnly) conditions.push('published AND active');
+  if (request.search) conditions.push(searchCondition(request.search, (value) => p.add(value)));
   for (const [key, values] of request.filter) {
     const condition = filterCondition(key, values, p);
     if (condition) conditions.push(condition);
@@ -201,15 +206,20 @@ export function listStatement(
   const after = request.after ? ` AND ${afterClause(order, request.after, p)}` : '';
   const limit = p.add(request.limit + 1);
   const sortColumns = order.map((term) => SORT_COLUMNS[term.key]);
+  // The score of each matching row, for a relevance order (a lateral column the page's WHERE,
+  // ORDER BY and cursor bound can name); a constant otherwise, so every row has a score column.
+  const scored = order.some((term) => term.key === RELEVANCE)
+    ? `portfolios, LATERAL (SELECT ${scoreExpression(request.search!, (value) => p.add(value))} AS score) scores`
+    : 'portfolios';
   const text = `
     SELECT library.seq,
       CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
         ELSE (SELECT count(*) FROM portfolios WHERE ${where}) END AS total,
-      page.record
+      page.record, ${scored === 'portfolios' ? 'NULL::float8' : 'page.score'} AS score
     FROM library
     LEFT JOIN LATERAL (
       SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
-      FROM portfolios
+      FROM ${scored}
       WHERE ${where}${after}
       ORDER BY ${orderClause(order)}
       LIMIT ${limit}
@@ -222,15 +232,20 @@ export interface ListRow {
   seq: number;
   total: number;
   record: PortfolioRecord | null;
+  /** The relevance of the row under a relevance order; null otherwise. */
+  score: number | null;
 }
 
 export function listPage(rows: readonly ListRow[], request: ListRequest): ListPage {
-  const matches = rows.flatMap((row) => (row.record ? [row.record] : []));
-  const items = matches.slice(0, request.limit);
-  const more = matches.length > request.limit;
+  const matches = rows.filter((row) => row.record !== null);
+  const page = matches.slice(0, request.limit);
+  const last = page.at(-1);
   return {
-    items,
+    items: page.map((row) => row.record!),
     total: rows[0]?.total ?? 0,
-    next: more ? cursorOf(items.at(-1)!, sqlOrder(request)) : null,
+    next:
+      matches.length > request.limit && last
+        ? cursorOf(last.record!, last.score, sqlOrder(request))
+        : null,
   };
 }

@@ -19,6 +19,7 @@ import {
 } from '../../repositories/portfolio-repository-contract';
 import { filesOf } from '../blob-references';
 import { GroupCommit } from './group-commit';
+import { searchColumns } from './search-sql';
 import { Lru } from '../../repositories/lru';
 import {
   Parameters,
@@ -103,7 +104,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   async query(request: ListRequest): Promise<ListPage> {
-    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}`;
+    const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
     const { text, values } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
     const page = listPage(rows, request);
@@ -111,7 +112,37 @@ export class PgPortfolioRepository implements PortfolioRepository {
     return page;
   }
 
+  /**
+   * A create is one statement (one round trip while the library row is locked): it checks the
+   * id, takes the seq and writes the record and its revision, the record's JSON text made
+   * around the seq it takes (see insertStatement). Falls back to the general path for a record
+   * whose JSON cannot be split that way.
+   */
   insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
+    const statement = insertStatement(record, meta);
+    if (statement) {
+      return this.writing(async (client) => {
+        let rows: Array<{ taken: boolean; seq: number | null }>;
+        try {
+          ({ rows } = await client.query(statement.text, statement.values));
+        } catch (error) {
+          // Another instance created the same id between this statement's snapshot and its lock.
+          // (The database's error stays as the cause: the transaction is aborted, which the
+          // group commit must know.)
+          if ((error as { constraint?: string }).constraint === 'portfolios_pkey')
+            throw Object.assign(new PortfolioIdTakenError(record.portfolioId), { cause: error });
+          throw error;
+        }
+        const { taken, seq } = rows[0]!;
+        // Taken: the statement changed nothing (not even the seq).
+        if (taken) throw new PortfolioIdTakenError(record.portfolioId);
+        return { ...record, seq: seq!, createdBy: meta.by, modifiedBy: meta.by };
+      }, true);
+    }
+    return this.insertInSteps(record, meta);
+  }
+
+  private insertInSteps(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
     const id = record.portfolioId;
     return this.change(async (client, seq) => {
       const { rows } = await client.query<{ taken: boolean }>(
@@ -399,8 +430,8 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   /** A writing transaction, after this instance's earlier ones (see the class invariants). */
-  private writing<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.writes.run(work);
+  private writing<T>(work: (client: pg.PoolClient) => Promise<T>, atomic = false): Promise<T> {
+    return this.writes.run(work, atomic);
   }
 
   /**
@@ -431,7 +462,7 @@ async function write(client: pg.PoolClient, writes: Write[]): Promise<void> {
 }
 
 /** The typed columns of a live record: what the list orders and filters on. */
-function liveColumns(record: StoredPortfolio): Record<string, unknown> {
+export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
   return {
     portfolio_id: record.portfolioId,
     record: JSON.stringify(record),
@@ -452,7 +483,66 @@ function liveColumns(record: StoredPortfolio): Record<string, unknown> {
     certificate_by_org: record.certificateByOrg,
     created_by: record.createdBy,
     modified_by: record.modifiedBy,
+    ...searchColumns(record),
   };
+}
+
+/** A seq no library reaches: marks where the seq goes in a record's JSON text. */
+const SEQ_MARK = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The one statement of a create (see insert): under the library row's lock it takes the next seq
+ * and writes the live record, its first revision and the removal of a tombstone of the same id,
+ * unless the id is taken, in which case it changes nothing and answers `taken`. The stored JSON
+ * is the text `JSON.stringify` makes of the stored record, with the seq spliced in by SQL at the
+ * place a marker held, so it reads back byte for byte as the step-by-step path writes it.
+ * Undefined when the marker is not found exactly once (then the caller takes that path).
+ */
+function insertStatement(
+  record: PortfolioRecord,
+  meta: ChangeMeta,
+): { text: string; values: unknown[] } | undefined {
+  const marked: StoredPortfolio = {
+    ...record,
+    seq: SEQ_MARK,
+    createdBy: meta.by,
+    modifiedBy: meta.by,
+  };
+  const parts = JSON.stringify(marked).split(`"seq":${SEQ_MARK}`);
+  if (parts.length !== 2 || !storable(record.portfolioId)) return undefined;
+  const p = new Parameters();
+  const id = p.add(record.portfolioId);
+  const columns = liveColumns(marked);
+  delete columns.seq;
+  delete columns.record;
+  const names = Object.keys(columns);
+  const blobs = [...new Set(filesOf(marked).map((file) => file.sha256))];
+  const text = `
+    WITH taken AS (
+      SELECT EXISTS (SELECT 1 FROM portfolios WHERE portfolio_id = ${id})
+          OR EXISTS (SELECT 1 FROM trash WHERE portfolio_id = ${id}) AS taken
+    ), lib AS (
+      UPDATE library SET seq = seq + 1 WHERE NOT (SELECT taken FROM taken) RETURNING seq
+    ), stored AS (
+      SELECT seq, (${p.add(`${parts[0]}"seq":`)} || seq || ${p.add(parts[1])})::json AS record
+      FROM lib
+    ), tombstone AS (
+      DELETE FROM tombstones WHERE portfolio_id = ${id} AND EXISTS (SELECT 1 FROM lib)
+    ), live AS (
+      INSERT INTO portfolios (${names.join(', ')}, seq, record)
+      SELECT ${names.map((name) => (name === 'portfolio_id' ? id : p.add(columns[name]))).join(', ')},
+        stored.seq, stored.record
+      FROM stored
+    ), revision AS (
+      INSERT INTO revisions (portfolio_id, revision, seq, modified_time, modified_by, command,
+        changed_fields, snapshot, blobs)
+      SELECT ${id}, ${p.add(record.revision)}, stored.seq, ${p.add(meta.time)}, ${p.add(meta.by)},
+        ${p.add(meta.command)}, ${p.add(meta.changedFields)}::text[], stored.record,
+        ${p.add(blobs)}::text[]
+      FROM stored
+    )
+    SELECT (SELECT taken FROM taken) AS taken, (SELECT seq FROM lib) AS seq`;
+  return { text, values: p.values };
 }
 
 function upsertLive(p: Parameters, record: StoredPortfolio): string {

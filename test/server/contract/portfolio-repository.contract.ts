@@ -135,6 +135,46 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         expect(page.items.map((item) => item.portfolioId)).toEqual(['b']);
         expect(page.total).toBe(1);
       });
+
+      it('searches (q) by word prefixes, case and accents folded, best match first', async () => {
+        await start();
+        await repo.insert(record('a', { projectTitle: 'Café Noir' }), meta('ann', 'create'));
+        await repo.insert(record('b', { projectTitle: 'Cafeteria' }), meta('ann', 'create'));
+        await repo.insert(
+          record('c', { projectTitle: 'Other', aboutProject: 'a CAFE nearby' }),
+          meta('ann', 'create'),
+        );
+        await repo.insert(
+          record('d', { projectTitle: 'Noir', occasion: ['café'] }),
+          meta('a', 'c'),
+        );
+        const created = await repo.insert(record('e', { projectTitle: 'Tea' }), meta('a', 'c'));
+        const search = (q: string[], order = 'relevance', pageSize = 10) =>
+          repo.query({
+            ...listScope(
+              [{ key: order as 'relevance', descending: order === 'relevance' }],
+              new Map(),
+              false,
+              q,
+            ),
+            after: null,
+            limit: pageSize,
+          });
+        // A whole title word 4, a title word's start 2, a whole word elsewhere 1; ties by id.
+        const ranked = await search(['cafe']);
+        expect(ranked.items.map((item) => item.portfolioId)).toEqual(['a', 'b', 'c', 'd']);
+        expect(ranked.total).toBe(4);
+        const both = await search(['caf', 'noir'], 'createdTime');
+        expect(both.items.map((item) => item.portfolioId)).toEqual(['a', 'd']);
+        const paged = await search(['cafe'], 'relevance', 2);
+        expect(paged.next).toEqual({ values: [2], id: 'b' });
+        // A change is searched at once, under its new words only.
+        await repo.update('e', 1, edit(created, { projectTitle: 'Café crème' }), meta('a', 's'));
+        expect((await search(['tea'])).total).toBe(0);
+        expect((await search(['creme', 'cafe'])).items.map((item) => item.portfolioId)).toEqual([
+          'e',
+        ]);
+      });
     });
 
     describe('compare-and-set', () => {

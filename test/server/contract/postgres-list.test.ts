@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PortfolioRecord, Role } from '../../../shared';
-import { listScope, parseFilter, parseOrderBy } from '../../../server/domain/list-query';
+import {
+  listScope,
+  parseFilter,
+  parseOrderBy,
+  parseSearch,
+} from '../../../server/domain/list-query';
 import type { ListPage } from '../../../server/repositories/portfolio-index';
 import {
   PortfolioNotFoundError,
@@ -49,6 +54,18 @@ const TITLES = [
 ];
 const CATEGORIES = ['Art', 'art', 'Design', 'Ärger', '😀', 'Zoo'];
 const TAGS = ['red', 'blue', 'Red', 'green'];
+/** Free text for `q`: accents, case, shared prefixes, words that are also in titles. */
+const PHRASES = [
+  'Red apples and pears',
+  'APPLE-pie recipe',
+  'Crème brûlée, café',
+  'cafe au lait',
+  'Straße im Grünen',
+  'istanbul nights',
+  'ÉCLAIRS à la carte',
+  'zebra_stripes 100%',
+  '',
+];
 
 /** A deterministic spread of records: many equal keys, so ties are decided by portfolioId. */
 function records(count: number): PortfolioRecord[] {
@@ -74,6 +91,10 @@ function records(count: number): PortfolioRecord[] {
       modifiedTime: 1_700_000_000_000 + next(40) * 1000,
       published: next(3) !== 0,
       active: next(5) !== 0,
+      aboutProject: pick(PHRASES),
+      projectDetail: pick(PHRASES),
+      generalTag: TAGS.filter(() => next(4) === 0),
+      occasion: next(3) === 0 ? [pick(PHRASES)] : [],
     }),
   );
 }
@@ -114,6 +135,38 @@ const FILTERS: Array<[string | undefined, Role]> = [
   ['projectTitle:\u0000,relativeCategory:red', 'admin'],
 ];
 
+/** `q` values: whole words, prefixes, case and accents folded, several terms, other fields. */
+const SEARCHES = [
+  'apple',
+  'app',
+  'APPLE pie',
+  'äpfel',
+  'apfel',
+  'eclair',
+  'Éclairs',
+  'cafe',
+  'CAFÉ au',
+  'stra',
+  'istanbul',
+  'i',
+  'red',
+  'red green',
+  'zebra',
+  'stripes',
+  '100',
+  'm1',
+  'nothing',
+  'smile',
+  '\uFF41',
+];
+const SEARCH_ORDERS = ['relevance', undefined, 'projectTitle-', 'staffPick,category-'];
+const SEARCH_FILTERS: Array<[string | undefined, Role]> = [
+  [undefined, 'admin'],
+  [undefined, 'viewer'],
+  ['category:Art,category:Zoo', 'admin'],
+  ['projectTitle:apple', 'admin'],
+];
+
 /** Every page of one query: items, totals and cursors, as the repository answers them. */
 async function walk(
   repository: PortfolioRepository,
@@ -121,8 +174,15 @@ async function walk(
   filter: string | undefined,
   role: Role,
   pageSize: number,
+  q?: string,
 ): Promise<ListPage[]> {
-  const scope = listScope(parseOrderBy(order), parseFilter(filter, role), role === 'viewer');
+  const search = parseSearch(q);
+  const scope = listScope(
+    parseOrderBy(order, search !== null),
+    parseFilter(filter, role),
+    role === 'viewer',
+    search,
+  );
   const pages: ListPage[] = [];
   let after: ListPage['next'] = null;
   do {
@@ -182,6 +242,35 @@ describe.skipIf(unavailable)(SUITE, () => {
           }
         }
       }
+    },
+  );
+
+  it.each(SEARCH_ORDERS.map((order) => [order ?? '(default)', order]))(
+    'searches (q) exactly as the embedded index, ordered by %s, every filter, every page',
+    async (_name, order) => {
+      let found = 0;
+      for (const q of SEARCHES) {
+        for (const [filter, role] of SEARCH_FILTERS) {
+          for (const pageSize of [5, 1000]) {
+            const expected = await walk(embedded, order, filter, role, pageSize, q);
+            const actual = await walk(postgres, order, filter, role, pageSize, q);
+            const context = `q=${q} orderBy=${order} filter=${filter} role=${role} pageSize=${pageSize}`;
+            expect(actual.length, context).toBe(expected.length);
+            for (const [index, page] of expected.entries()) {
+              const got = actual[index]!;
+              expect(
+                got.items.map((item) => item.portfolioId),
+                context,
+              ).toEqual(page.items.map((item) => item.portfolioId));
+              expect(got.total, context).toBe(page.total);
+              expect(got.next, context).toEqual(page.next);
+            }
+            found += expected[0]!.total;
+          }
+        }
+      }
+      // The data is made so that the searches find something (and not everything).
+      expect(found).toBeGreaterThan(100);
     },
   );
 

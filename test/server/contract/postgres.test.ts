@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../../shared';
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
+import { PortfolioIdTakenError } from '../../../server/repositories/portfolio-repository-contract';
 import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 import { portfolioRepositoryContract, type ContractBackend } from './portfolio-repository.contract';
@@ -48,6 +49,42 @@ if (unavailable) {
       },
     };
     return backend;
+  });
+
+  describe('PgPortfolioRepository creates from two instances at once', () => {
+    let testDatabase: TestDatabase;
+    const databases: Database[] = [];
+    afterEach(async () => {
+      for (const database of databases.splice(0)) await database.close();
+      await testDatabase?.drop();
+    });
+
+    it('creates each id once; the loser is told the id is taken, every other create stands', async () => {
+      testDatabase = await createTestDatabase();
+      for (let n = 0; n < 2; n++) databases.push(await openDatabase(testDatabase.url));
+      const [one, two] = await Promise.all(
+        databases.map((database) => PgPortfolioRepository.open(database.pool)),
+      );
+      const meta = { by: 'ann', time: 1, command: 'create', changedFields: [] };
+      // Each instance creates 30 ids of its own and the same 30 shared ones, interleaved, so
+      // groups of both hold creates that collide with the other instance's.
+      const attempts = [one!, two!].flatMap((repo, which) =>
+        Array.from({ length: 30 }, (_, n) => [
+          repo.insert(portfolioRecord(`own-${which}-${n}`), meta),
+          repo.insert(portfolioRecord(`shared-${n}`), meta),
+        ]).flat(),
+      );
+      const results = await Promise.allSettled(attempts);
+      const failures = results.filter((result) => result.status === 'rejected');
+      expect(failures).toHaveLength(30);
+      for (const failure of failures)
+        expect((failure as PromiseRejectedResult).reason).toBeInstanceOf(PortfolioIdTakenError);
+      const page = await one!.changesSince(0, 1000);
+      expect(page.changes).toHaveLength(90);
+      expect(page.changes.map((change) => change.seq)).toEqual(
+        Array.from({ length: 90 }, (_, n) => n + 1),
+      );
+    });
   });
 
   describe('PgPortfolioRepository with history off', () => {

@@ -1,5 +1,6 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 import * as initial from './0001_initial';
+import * as search from './0002_search';
 
 export interface SchemaMigration {
   /** `NNNN_what`: the number is the schema version the migration brings the database to. */
@@ -13,7 +14,10 @@ export interface SchemaMigration {
  * are part of the bundle (out/server/cli.js) and a deploy can never run with a missing file.
  * Add a migration as a new module here; never change one that has shipped.
  */
-export const MIGRATIONS: readonly SchemaMigration[] = [{ name: '0001_initial', ...initial }];
+export const MIGRATIONS: readonly SchemaMigration[] = [
+  { name: '0001_initial', ...initial },
+  { name: '0002_search', ...search },
+];
 
 export const versionOf = (name: string): number => Number.parseInt(name, 10) || 0;
 
