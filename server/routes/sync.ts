@@ -127,6 +127,7 @@ export default async function syncRoutes(app: FastifyInstance) {
             'CATEGORY_NOT_ALLOWED',
             'FORBIDDEN_FIELD',
             'CONFLICT_NOT_FOUND',
+            'PORTFOLIO_NOT_FOUND',
             'REVISION_CONFLICT',
           ),
         },

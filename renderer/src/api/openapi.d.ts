@@ -1224,7 +1224,7 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
             modifiedBy: string;
-            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate */
+            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict */
             command: string;
             /** @description Top-level keys this revision changed */
             changedFields: string[];
@@ -5688,7 +5688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `CONFLICT_NOT_FOUND`: No such conflict; it may be resolved already. */
+            /** @description `CONFLICT_NOT_FOUND`: No such conflict; it may be resolved already.<br>`PORTFOLIO_NOT_FOUND`: No such portfolio. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5696,7 +5696,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "CONFLICT_NOT_FOUND";
+                        code: "CONFLICT_NOT_FOUND" | "PORTFOLIO_NOT_FOUND";
                     };
                 };
             };
