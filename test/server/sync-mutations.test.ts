@@ -451,6 +451,27 @@ describe('sync mutations and conflicts on the hub (DESIGN §10)', () => {
     );
   });
 
+  it('resolves delete conflicts: the side that deleted wins only when chosen', async () => {
+    const id = await hubCreate();
+    await hubPut(id, { projectTitle: 'Edited on the hub' });
+    const refused = await pushOne({ portfolioId: id, op: 'delete', baseRevision: 1 });
+    const kept = await s.request('POST', `/api/v1/conflicts/${refused.conflictId}/resolve`, {
+      body: { keep: 'current' },
+    });
+    expect(kept.status).toBe(200);
+    expect((await detail(id)).projectTitle).toBe('Edited on the hub');
+
+    await hubPut(id, { projectTitle: 'Edited again' });
+    const second = await pushOne({ portfolioId: id, op: 'delete', baseRevision: 2 });
+    const deleted = await s.request('POST', `/api/v1/conflicts/${second.conflictId}/resolve`, {
+      body: { keep: 'theirs' },
+    });
+    expect(deleted.status).toBe(200);
+    expectError(await s.request('GET', `/api/v1/portfolio/${id}`), 404, 'PORTFOLIO_NOT_FOUND');
+    const trash = (await s.request('GET', '/api/v1/trash?pageSize=1000')).body.lists;
+    expect(trash.map((item: { portfolioId: string }) => item.portfolioId)).toContain(id);
+  });
+
   it('removes conflicts a replica resolved with its mutation', async () => {
     const id = await hubCreate({ projectTitle: 'Base' });
     await hubPut(id, { projectTitle: 'Hub' });
