@@ -17,6 +17,8 @@ import validation from './plugins/validation';
 import authRoutes from './routes/auth';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
+import deviceRoutes from './routes/devices';
+import syncRoutes from './routes/sync';
 import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
@@ -24,7 +26,11 @@ import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
 import userRoutes from './routes/users';
-import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
+import {
+  portfolioServicePlugin,
+  syncServicePlugin,
+  userServicePlugin,
+} from './services/service-plugins';
 import shellFacade from './shell-facade';
 import { pgRateLimitStore } from './storage/postgres/pg-rate-limit-store';
 
@@ -88,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobStore);
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
+  await app.register(syncServicePlugin);
   await app.register(shellFacade);
 
   // Routes.
@@ -100,6 +107,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(revisionRoutes);
   await app.register(trashRoutes);
   await app.register(changeRoutes);
+  await app.register(deviceRoutes, { version: packageJson.version });
+  await app.register(syncRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

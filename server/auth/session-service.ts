@@ -121,9 +121,13 @@ export class SessionService {
       : this.check(hash, found);
   }
 
-  private check(sessionHash: string, found: SessionLookup | undefined): Authenticated {
-    if (!found) throw new ApiError('UNAUTHORIZED', 'The session is not valid; sign in again.');
+  private check(
+    sessionHash: string,
+    found: SessionLookup | undefined,
+  ): Authenticated | Promise<Authenticated> {
+    if (!found) return this.unknown(sessionHash);
     const { session, user } = found;
+    if (session.kind === 'device') return this.checkDevice(sessionHash, found);
     const now = this.now();
     if (session.expiredDate <= now || now - session.lastSeen > this.config.sessionIdleMs) {
       void this.users.deleteSessions([sessionHash]).catch(() => {});
@@ -136,6 +140,24 @@ export class SessionService {
     return { user, session, sessionHash };
   }
 
+  /** No live session or device: a revoked device's token says so, anything else is 401 UNAUTHORIZED. */
+  private async unknown(sessionHash: string): Promise<never> {
+    if (await this.users.isRevokedDevice(sessionHash)) throw new ApiError('DEVICE_REVOKED');
+    throw new ApiError('UNAUTHORIZED', 'The session is not valid; sign in again.');
+  }
+
+  /**
+   * A device token (DESIGN §10): acts with its user's current rights and never expires by
+   * idleness. The lookup found it live; a revocation committed since is never undone by the touch.
+   */
+  private checkDevice(sessionHash: string, { session, user }: SessionLookup): Authenticated {
+    const now = this.now();
+    if (session.expiredDate <= now) throw new ApiError('SESSION_EXPIRED');
+    if (now - session.lastSeen >= TOUCH_INTERVAL_MS)
+      void this.users.touchSession(sessionHash, now).catch(() => {});
+    return { user, session, sessionHash };
+  }
+
   idleExpiresAt(session: SessionRecord): number {
     return Math.min(
       session.expiredDate,
@@ -143,8 +165,11 @@ export class SessionService {
     );
   }
 
-  signOut(sessionHash: string): Promise<void> {
-    return this.users.deleteSessions([sessionHash]);
+  /** Ends the caller's session; signing out with a device token revokes that device. */
+  async signOut(auth: Authenticated): Promise<void> {
+    if (auth.session.kind === 'device' && auth.session.deviceId !== undefined)
+      await this.users.revokeDevice(auth.session.deviceId, this.now());
+    else await this.users.deleteSessions([auth.sessionHash]);
   }
 
   /** Ends expired sessions and forgets stale sign-in failure counts; answers the sessions ended. */

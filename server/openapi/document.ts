@@ -67,7 +67,7 @@ function plumbingErrors(route: RouteInfo): ErrorCode[] {
   if (route.url.startsWith('/api/')) codes.push('DATABASE_UNAVAILABLE');
   const security = schema.security as Array<Record<string, unknown>> | undefined;
   if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
-    codes.push('UNAUTHORIZED', 'SESSION_EXPIRED');
+    codes.push('UNAUTHORIZED', 'SESSION_EXPIRED', 'DEVICE_REVOKED');
   }
   if (schema.body || schema.params || schema.querystring || schema.headers) {
     codes.push('VALIDATION_FAILED');

@@ -9,7 +9,27 @@ export interface SessionRecord {
   createdDate: number;
   expiredDate: number;
   lastSeen: number;
+  /** A device token (sync, DESIGN §10): no idle expiry, revoked explicitly. Absent: a session. */
+  kind?: 'device';
+  deviceId?: string;
+  /** The device's name, as its owner gave it. */
+  name?: string;
+  /** The replica the device pushes for; bound to this device while it is not revoked. */
+  replicaId?: string;
+  /** When the device was signed out of the hub; kept so its token answers DEVICE_REVOKED. */
+  revokedTime?: number;
 }
+
+/** A device token of a sync replica, keyed like a session by the SHA-256 of its token. */
+export interface DeviceRecord extends SessionRecord {
+  kind: 'device';
+  deviceId: string;
+  name: string;
+  replicaId: string;
+}
+
+/** How `createDevice` ended. */
+export type CreateDeviceResult = 'created' | 'replica-taken';
 
 /** A session with the user it belongs to, as one lookup finds them. */
 export interface SessionLookup {
@@ -36,6 +56,12 @@ export type MaybePromise<T> = T | Promise<T>;
  * - A change is visible to every later call on any instance as soon as its promise resolves.
  * - Ending sessions (sign-out, password or role change, user deleted) is never undone by a
  *   concurrent `touchSession`.
+ * - Device tokens (DESIGN §10) are found by `findSession` like sessions (with `kind: 'device'`)
+ *   while they are live. They never expire: session sweeps, sign-outs (`deleteSessions`) and
+ *   `update(…, { endSessions })` (password reset, role change) leave them alone. Deleting their
+ *   user revokes them in the same change; a revoked device is kept (never found by
+ *   `findSession`, but by `isRevokedDevice`) so its token can answer DEVICE_REVOKED.
+ * - A replica id belongs to at most one live device (`createDevice` is atomic across instances).
  */
 export interface UserRepository {
   get(username: string): Promise<UserRecord | undefined>;
@@ -47,17 +73,39 @@ export interface UserRepository {
   insert(user: UserRecord): Promise<boolean>;
   /** Replaces a stored user; with `endSessions`, every session of theirs ends in the same change. */
   update(user: UserRecord, options?: { endSessions?: boolean }): Promise<void>;
-  /** Removes the user and their sessions; false when there was no such user. */
-  delete(username: string): Promise<boolean>;
+  /**
+   * Removes the user and their sessions and revokes their devices (at `now`); false when there
+   * was no such user.
+   */
+  delete(username: string, now?: number): Promise<boolean>;
 
-  /** The session and its user, or undefined. May answer at once (no promise). */
+  /** The live session or device and its user, or undefined. May answer at once (no promise). */
   findSession(hash: string): MaybePromise<SessionLookup | undefined>;
   saveSession(hash: string, session: SessionRecord): Promise<void>;
-  /** Records a session's last use, if it still exists. */
+  /** Records a session's (or live device's) last use, if it still exists. */
   touchSession(hash: string, lastSeen: number): Promise<void>;
+  /** Ends these sessions; a device token among them is left alone (devices are revoked). */
   deleteSessions(hashes: string[]): Promise<void>;
-  /** Ends sessions past their lifetime or idle longer than `idleMs`; answers how many. */
+  /** Ends sessions past their lifetime or idle longer than `idleMs`; answers how many. Never devices. */
   deleteExpiredSessions(now: number, idleMs: number): Promise<number>;
+
+  /**
+   * Stores a new device under the hash of its token. A live device of ANOTHER user with the same
+   * replica id: 'replica-taken' and nothing changed. The same user's live devices for that
+   * replica id are revoked (at `device.createdDate`) in the same change (the replica signed in
+   * again).
+   */
+  createDevice(hash: string, device: DeviceRecord): Promise<CreateDeviceResult>;
+  /** Live devices, of one user or of all, by username then createdDate. */
+  listDevices(username?: string): Promise<DeviceRecord[]>;
+  /** A live device by its id, or undefined (also once revoked). */
+  getDevice(deviceId: string): Promise<DeviceRecord | undefined>;
+  /** The live device bound to a replica id, or undefined. */
+  deviceOfReplica(replicaId: string): Promise<DeviceRecord | undefined>;
+  /** Revokes a live device; false when there was no such live device. */
+  revokeDevice(deviceId: string, now: number): Promise<boolean>;
+  /** Whether the token with this hash is a device that was revoked (not an unknown token). */
+  isRevokedDevice(hash: string): Promise<boolean>;
 
   /** The failed sign-ins counted under `key`, or undefined. */
   attempts(key: string): Promise<AttemptCount | undefined>;

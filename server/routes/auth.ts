@@ -70,7 +70,7 @@ export default async function authRoutes(
       },
     },
     async (request, reply) => {
-      await app.sessions.signOut(caller(request).sessionHash);
+      await app.sessions.signOut(caller(request));
       return reply.status(204).send();
     },
   );

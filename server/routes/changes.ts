@@ -19,7 +19,11 @@ function feedItem(change: Change): ChangeItem {
     portfolioId,
     revision,
     deleted: false,
-    portfolio: { ...detailView(change.portfolio), seq: change.portfolio.seq },
+    portfolio: {
+      ...detailView(change.portfolio),
+      seq: change.portfolio.seq,
+      ...(change.portfolio.conflicts?.length && { conflicts: change.portfolio.conflicts }),
+    },
   };
 }
 

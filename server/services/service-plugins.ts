@@ -1,7 +1,9 @@
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
+import { SyncService } from './sync-service';
 import { UserService } from './user-service';
 
 declare module 'fastify' {
@@ -10,6 +12,10 @@ declare module 'fastify' {
     portfolioService: PortfolioService;
     /** User management and the first admin. */
     userService: UserService;
+    /** Device tokens of sync replicas (DESIGN §10). */
+    deviceService: DeviceService;
+    /** Replicas' mutations and the conflicts they leave (DESIGN §10). */
+    syncService: SyncService;
   }
 }
 
@@ -17,6 +23,7 @@ declare module 'fastify' {
 export const userServicePlugin = fp(
   async function userService(app: FastifyInstance) {
     app.decorate('userService', new UserService(app.userRepository, app.config.auth));
+    app.decorate('deviceService', new DeviceService(app.userRepository));
   },
   { name: 'user-service', dependencies: ['storage'] },
 );
@@ -39,4 +46,28 @@ export const portfolioServicePlugin = fp(
     );
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);
+
+/** The hub side of sync over the portfolio service, the devices and the blob store. */
+export const syncServicePlugin = fp(
+  async function syncService(app: FastifyInstance) {
+    const blobs = app.blobStore;
+    app.decorate(
+      'syncService',
+      new SyncService({
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        devices: app.deviceService,
+        blobs: {
+          has: (sha256) =>
+            stat(blobs.pathOf(sha256)).then(
+              (found) => found.isFile(),
+              () => false,
+            ),
+          hold: (sha256s) => blobs.hold(sha256s),
+        },
+      }),
+    );
+  },
+  { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
 );

@@ -182,7 +182,7 @@ const ROWS_PER_INSERT = 500;
 
 /**
  * Writes `dump` into a migrated PostgreSQL database in one transaction, replacing whatever it
- * held (its sessions, throttling and rate limits too): either all of it is there afterwards or
+ * held (its sessions, device tokens, throttling and rate limits too): either all of it is there afterwards or
  * nothing changed. The rows are sent as JSON, many per statement, and the columns the list and
  * search use are made by the repository's own code (`liveColumns`).
  */
@@ -192,8 +192,8 @@ export async function importPostgres(pool: pg.Pool, dump: LibraryDump): Promise<
   try {
     await client.query('BEGIN');
     await client.query(
-      `TRUNCATE portfolios, revisions, trash, tombstones, users, sessions, sign_in_attempts,
-         rate_limits`,
+      `TRUNCATE portfolios, revisions, trash, tombstones, users, sessions, devices,
+         sign_in_attempts, rate_limits`,
     );
     await client.query('UPDATE library SET library_id = $1, seq = $2, horizon = $3', [
       dump.library.libraryId,

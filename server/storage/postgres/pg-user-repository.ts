@@ -1,7 +1,9 @@
 import type pg from 'pg';
-import { byUsername } from '../../repositories/user-repository';
+import { byOwnerThenAge, byUsername } from '../../repositories/user-repository';
 import type {
   AttemptCount,
+  CreateDeviceResult,
+  DeviceRecord,
   SessionLookup,
   SessionRecord,
   UserRecord,
@@ -12,6 +14,7 @@ import type {
  * Users, sessions and failed sign-ins in PostgreSQL, shared by every instance on the database.
  * Nothing is cached: each lookup is one indexed query, so a session ended or a user changed on
  * one instance counts on every other at once. Every change is one statement (atomic on its own).
+ * Device tokens live in `devices` (migration 0003), found by the same lookup as sessions.
  */
 export class PgUserRepository implements UserRepository {
   constructor(private readonly pool: pg.Pool) {}
@@ -60,23 +63,43 @@ export class PgUserRepository implements UserRepository {
     );
   }
 
-  async delete(username: string): Promise<boolean> {
-    // Its sessions go with it (ON DELETE CASCADE).
-    const { rowCount } = await this.pool.query('DELETE FROM users WHERE username = $1', [username]);
-    return rowCount === 1;
+  async delete(username: string, now: number = Date.now()): Promise<boolean> {
+    // Its sessions go with it (ON DELETE CASCADE); its devices are revoked in the same statement.
+    const { rows } = await this.pool.query<{ deleted: boolean }>(
+      `WITH gone AS (DELETE FROM users WHERE username = $1 RETURNING username),
+         revoked AS (
+           UPDATE devices SET revoked_time = $2
+           WHERE revoked_time IS NULL AND username IN (SELECT username FROM gone)
+         )
+       SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
+      [username, now],
+    );
+    return rows[0]!.deleted;
   }
 
   async findSession(hash: string): Promise<SessionLookup | undefined> {
-    const { rows } = await this.pool.query<SessionRecord & { record: UserRecord }>(
+    // One query for both kinds: a token is a session or a live device, never both.
+    const { rows } = await this.pool.query<
+      SessionRecord & { record: UserRecord; kind: 'device' | null }
+    >(
       `SELECT s.username, s.created_date AS "createdDate", s.expired_date AS "expiredDate",
-         s.last_seen AS "lastSeen", u.record
-       FROM sessions s JOIN users u ON u.username = s.username WHERE s.id_hash = $1`,
+         s.last_seen AS "lastSeen", NULL AS kind, NULL AS "deviceId", NULL AS name,
+         NULL AS "replicaId", u.record
+       FROM sessions s JOIN users u ON u.username = s.username WHERE s.id_hash = $1
+       UNION ALL
+       SELECT d.username, d.created_date, d.expired_date, d.last_seen, 'device', d.device_id,
+         d.name, d.replica_id, u.record
+       FROM devices d JOIN users u ON u.username = d.username
+       WHERE d.id_hash = $1 AND d.revoked_time IS NULL`,
       [hash],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { record, ...session } = row;
-    return { session, user: record };
+    const { record, kind, deviceId, name, replicaId, ...session } = row;
+    return {
+      session: kind === 'device' ? { ...session, kind, deviceId, name, replicaId } : session,
+      user: record,
+    };
   }
 
   async saveSession(hash: string, session: SessionRecord): Promise<void> {
@@ -91,7 +114,11 @@ export class PgUserRepository implements UserRepository {
 
   async touchSession(hash: string, lastSeen: number): Promise<void> {
     await this.pool.query(
-      'UPDATE sessions SET last_seen = $2 WHERE id_hash = $1 AND last_seen < $2',
+      `WITH touched AS (
+         UPDATE sessions SET last_seen = $2 WHERE id_hash = $1 AND last_seen < $2
+       )
+       UPDATE devices SET last_seen = $2
+       WHERE id_hash = $1 AND last_seen < $2 AND revoked_time IS NULL`,
       [hash, lastSeen],
     );
   }
@@ -107,6 +134,79 @@ export class PgUserRepository implements UserRepository {
       [now, idleMs],
     );
     return rowCount ?? 0;
+  }
+
+  async createDevice(hash: string, device: DeviceRecord): Promise<CreateDeviceResult> {
+    // One statement: the same user's live device for the replica is revoked and the new one
+    // inserted; another user's live device for it makes the insert violate devices_live_replica
+    // (the unique index also settles two instances creating at once).
+    try {
+      await this.pool.query(
+        `WITH replaced AS (
+           UPDATE devices SET revoked_time = $6
+           WHERE replica_id = $5 AND username = $3 AND revoked_time IS NULL
+           RETURNING id_hash
+         )
+         INSERT INTO devices
+           (id_hash, device_id, username, name, replica_id, created_date, expired_date, last_seen)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM (SELECT count(*) FROM replaced) AS settled`,
+        [
+          hash,
+          device.deviceId,
+          device.username,
+          device.name,
+          device.replicaId,
+          device.createdDate,
+          device.expiredDate,
+          device.lastSeen,
+        ],
+      );
+      return 'created';
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'devices_live_replica')
+        return 'replica-taken';
+      throw error;
+    }
+  }
+
+  async listDevices(username?: string): Promise<DeviceRecord[]> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `${SELECT_DEVICE} WHERE revoked_time IS NULL AND ($1::text IS NULL OR username = $1)`,
+      [username ?? null],
+    );
+    return rows.map(deviceOf).sort(byOwnerThenAge);
+  }
+
+  async getDevice(deviceId: string): Promise<DeviceRecord | undefined> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `${SELECT_DEVICE} WHERE device_id = $1 AND revoked_time IS NULL`,
+      [deviceId],
+    );
+    return rows[0] && deviceOf(rows[0]);
+  }
+
+  async deviceOfReplica(replicaId: string): Promise<DeviceRecord | undefined> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `${SELECT_DEVICE} WHERE replica_id = $1 AND revoked_time IS NULL`,
+      [replicaId],
+    );
+    return rows[0] && deviceOf(rows[0]);
+  }
+
+  async revokeDevice(deviceId: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE devices SET revoked_time = $2 WHERE device_id = $1 AND revoked_time IS NULL',
+      [deviceId, now],
+    );
+    return rowCount === 1;
+  }
+
+  async isRevokedDevice(hash: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'SELECT 1 FROM devices WHERE id_hash = $1 AND revoked_time IS NOT NULL',
+      [hash],
+    );
+    return rowCount === 1;
   }
 
   async attempts(key: string): Promise<AttemptCount | undefined> {
@@ -147,4 +247,18 @@ export class PgUserRepository implements UserRepository {
     );
     return rowCount ?? 0;
   }
+}
+
+const SELECT_DEVICE = `SELECT device_id AS "deviceId", username, name, replica_id AS "replicaId",
+  created_date AS "createdDate", expired_date AS "expiredDate", last_seen AS "lastSeen",
+  revoked_time AS "revokedTime" FROM devices`;
+
+type DeviceRow = Omit<DeviceRecord, 'kind' | 'revokedTime'> & { revokedTime: number | null };
+
+function deviceOf({ revokedTime, ...row }: DeviceRow): DeviceRecord {
+  return {
+    kind: 'device',
+    ...row,
+    ...(revokedTime === null ? {} : { revokedTime }),
+  };
 }

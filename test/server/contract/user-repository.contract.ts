@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
+  DeviceRecord,
   SessionRecord,
   UserRecord,
   UserRepository,
@@ -33,6 +34,24 @@ function user(username: string, role: UserRecord['role'] = 'editor'): UserRecord
 
 function session(username: string, createdDate = T0): SessionRecord {
   return { username, createdDate, expiredDate: createdDate + 60 * MINUTE, lastSeen: createdDate };
+}
+
+function device(
+  username: string,
+  deviceId: string,
+  replicaId: string,
+  createdDate = T0,
+): DeviceRecord {
+  return {
+    kind: 'device',
+    deviceId,
+    name: `${deviceId} of ${username}`,
+    replicaId,
+    username,
+    createdDate,
+    expiredDate: createdDate + 100 * 365 * 24 * 60 * MINUTE,
+    lastSeen: createdDate,
+  };
 }
 
 export function userRepositoryContract(
@@ -182,6 +201,125 @@ export function userRepositoryContract(
         session: session('amy'),
         user: user('amy', 'admin'),
       });
+    });
+    it('finds a device like a session; lists, gets and revokes it; a revoked token is told apart', async () => {
+      const users = await open();
+      await users.insert(user('amy'));
+      await users.insert(user('bob'));
+      expect(await users.createDevice('d-amy', device('amy', 'dev-a', 'rep-a'))).toBe('created');
+      expect(await users.createDevice('d-bob', device('bob', 'dev-b', 'rep-b', T0 + 1))).toBe(
+        'created',
+      );
+      expect(await users.createDevice('d-amy2', device('amy', 'dev-c', 'rep-c', T0 + 2))).toBe(
+        'created',
+      );
+      expect(await users.findSession('d-amy')).toEqual({
+        session: device('amy', 'dev-a', 'rep-a'),
+        user: user('amy'),
+      });
+      expect((await users.listDevices()).map((d) => d.deviceId)).toEqual([
+        'dev-a',
+        'dev-c',
+        'dev-b',
+      ]);
+      expect(await users.listDevices('bob')).toEqual([device('bob', 'dev-b', 'rep-b', T0 + 1)]);
+      expect(await users.listDevices('nobody')).toEqual([]);
+      expect(await users.getDevice('dev-b')).toEqual(device('bob', 'dev-b', 'rep-b', T0 + 1));
+      expect(await users.deviceOfReplica('rep-c')).toEqual(device('amy', 'dev-c', 'rep-c', T0 + 2));
+      expect(await users.deviceOfReplica('rep-z')).toBeUndefined();
+
+      await users.touchSession('d-amy', T0 + 5 * MINUTE);
+      expect((await users.findSession('d-amy'))?.session.lastSeen).toBe(T0 + 5 * MINUTE);
+
+      expect(await users.revokeDevice('dev-a', T0 + 6 * MINUTE)).toBe(true);
+      expect(await users.revokeDevice('dev-a', T0 + 7 * MINUTE)).toBe(false);
+      expect(await users.revokeDevice('no-such', T0)).toBe(false);
+      expect(await users.findSession('d-amy')).toBeUndefined();
+      expect(await users.isRevokedDevice('d-amy')).toBe(true);
+      expect(await users.isRevokedDevice('d-amy2')).toBe(false);
+      expect(await users.isRevokedDevice('unknown')).toBe(false);
+      expect(await users.getDevice('dev-a')).toBeUndefined();
+      expect(await users.deviceOfReplica('rep-a')).toBeUndefined();
+      // A touch never revives a revoked device.
+      await users.touchSession('d-amy', T0 + 8 * MINUTE);
+      expect(await users.findSession('d-amy')).toBeUndefined();
+      expect((await users.listDevices('amy')).map((d) => d.deviceId)).toEqual(['dev-c']);
+    });
+
+    it("a replica id is bound to one user's live device; the same user's new device replaces the old", async () => {
+      const users = await open();
+      await users.insert(user('amy'));
+      await users.insert(user('bob'));
+      await users.createDevice('d-1', device('amy', 'dev-1', 'rep'));
+      expect(await users.createDevice('d-2', device('bob', 'dev-2', 'rep', T0 + 1))).toBe(
+        'replica-taken',
+      );
+      expect(await users.findSession('d-2')).toBeUndefined();
+      expect(await users.createDevice('d-3', device('amy', 'dev-3', 'rep', T0 + 2))).toBe(
+        'created',
+      );
+      expect(await users.isRevokedDevice('d-1')).toBe(true);
+      expect((await users.deviceOfReplica('rep'))?.deviceId).toBe('dev-3');
+      expect((await users.listDevices()).map((d) => d.deviceId)).toEqual(['dev-3']);
+      // Once amy's device is revoked, the replica id is free for bob.
+      await users.revokeDevice('dev-3', T0 + 3);
+      expect(await users.createDevice('d-4', device('bob', 'dev-4', 'rep', T0 + 4))).toBe(
+        'created',
+      );
+    });
+
+    it('concurrent devices of two users for one replica id: exactly one is created', async () => {
+      const users = await open();
+      await users.insert(user('amy'));
+      await users.insert(user('bob'));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          users.createDevice(
+            `d-${index}`,
+            device(index % 2 ? 'amy' : 'bob', `dev-${index}`, 'contested', T0 + index),
+          ),
+        ),
+      );
+      expect(new Set(results)).toEqual(new Set(['created', 'replica-taken']));
+      const live = await users.listDevices();
+      expect(live).toHaveLength(1);
+      expect(new Set(live.map((d) => d.username)).size).toBe(1);
+    });
+
+    it('sweeps, sign-outs and password resets leave devices; deleting the user revokes them', async () => {
+      const users = await open();
+      await users.insert(user('amy'));
+      await users.saveSession('s-amy', session('amy'));
+      await users.createDevice('d-amy', device('amy', 'dev-a', 'rep-a'));
+      // Far past any session's lifetime and idle time: the session goes, the device stays.
+      expect(await users.deleteExpiredSessions(T0 + 1000 * MINUTE, 30 * MINUTE)).toBe(1);
+      await users.deleteSessions(['d-amy']);
+      await users.update({ ...user('amy'), passwordHash: 'new' }, { endSessions: true });
+      expect((await users.findSession('d-amy'))?.session.deviceId).toBe('dev-a');
+      expect((await users.findSession('d-amy'))?.user.passwordHash).toBe('new');
+
+      expect(await users.delete('amy', T0 + 2000 * MINUTE)).toBe(true);
+      expect(await users.findSession('d-amy')).toBeUndefined();
+      expect(await users.isRevokedDevice('d-amy')).toBe(true);
+      expect(await users.listDevices()).toEqual([]);
+      // A new user of the same name never inherits them.
+      await users.insert(user('amy'));
+      expect(await users.findSession('d-amy')).toBeUndefined();
+      expect(await users.listDevices('amy')).toEqual([]);
+    });
+
+    it('devices are durable, revoked ones too', async () => {
+      await open();
+      await backend!.repository.insert(user('amy'));
+      await backend!.repository.createDevice('d-live', device('amy', 'dev-live', 'rep-1'));
+      await backend!.repository.createDevice('d-gone', device('amy', 'dev-gone', 'rep-2'));
+      await backend!.repository.revokeDevice('dev-gone', T0 + MINUTE);
+      const reopened = await backend!.reopen();
+      expect(await reopened.findSession('d-live')).toEqual({
+        session: device('amy', 'dev-live', 'rep-1'),
+        user: user('amy'),
+      });
+      expect(await reopened.isRevokedDevice('d-gone')).toBe(true);
     });
   });
 }
