@@ -24,14 +24,17 @@ const NODE_SIZE = 32;
  */
 export interface Row extends Readonly<Record<OrderKey, SortValue>> {
   readonly id: string;
+  /** The portfolio's slot in bitsets (see Slots). */
+  readonly slot: number;
   readonly record: PortfolioRecord;
 }
 
 const textKey = (text: string) => `${text.toLowerCase()}\u0000${text}`;
 
-export function rowOf(record: PortfolioRecord): Row {
+export function rowOf(record: PortfolioRecord, slot: number): Row {
   return {
     id: record.portfolioId,
+    slot,
     record,
     createdTime: record.createdTime,
     modifiedTime: record.modifiedTime,

@@ -31,7 +31,6 @@ import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import { Lru } from '../repositories/lru';
-import { PortfolioIndex } from '../repositories/portfolio-index';
 
 type Item = Record<string, unknown>;
 
@@ -98,9 +97,10 @@ function serializers() {
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
-  const index = new PortfolioIndex(app.store.collection('portfolios'), app.store);
+  // The repository answers lists from its one index (the embedded one keeps it in memory).
+  const portfolios = app.portfolios;
   // After listening, so that building the search index never delays the first answers.
-  app.addHook('onListen', async () => index.startSearchIndex());
+  app.addHook('onListen', async () => portfolios.prepareListIndex?.());
   const tokens = await PageTokens.open(app.store);
   const cache = new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();
@@ -131,10 +131,12 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // The exact query string (valid, or validation would have answered 400) and what the
       // caller may see decide the answer, along with the data: see ListPageCache.
       const cacheKey = `${visibleOnly ? 'viewer' : 'staff'} ${request.url}`;
-      const version = index.version;
+      const version = portfolios.listVersion?.();
       reply.type('application/json; charset=utf-8');
-      const cached = cache.get(cacheKey, version);
-      if (cached !== undefined) return cached;
+      if (version !== undefined) {
+        const cached = cache.get(cacheKey, version);
+        if (cached !== undefined) return cached;
+      }
 
       const query = request.query;
       const search = parseSearch(query.q);
@@ -146,7 +148,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
-      const page = index.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
+      const page = await portfolios.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
       const json = serializerFor(
@@ -166,7 +168,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // As bytes: the serializer's string is a rope of many pieces, and a socket write of a rope
       // walks it piece by piece on every send (that was half the time of a cached answer).
       const body = Buffer.from(json);
-      cache.put(cacheKey, version, body);
+      if (version !== undefined) cache.put(cacheKey, version, body);
       return body;
     },
   );
