@@ -91,6 +91,6 @@ for (const node of profile.nodes) {
   self.set(name, (self.get(name) ?? 0) + node.hitCount);
   total += node.hitCount;
 }
-for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 45))
+for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
   console.log(`${((100 * hits) / total).toFixed(1).padStart(5)}%  ${name}`);
 await rm(tmp, { recursive: true, force: true });
