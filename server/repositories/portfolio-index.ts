@@ -257,6 +257,8 @@ const SMALL_SIDE_SHARE = 1 / 32;
 export interface IndexOptions {
   /** For tests: SMALL_SIDE_SHARE (0: always bitsets; Infinity: always the smallest side). */
   smallSideShare?: number;
+  /** For tests: the size from which a word's set of portfolios becomes a bitset. */
+  wordBitsFrom?: number;
 }
 
 /** A total kept up to date on writes: the test a changed portfolio is counted by. */
@@ -294,7 +296,7 @@ export class PortfolioIndex {
     store: Store,
     private readonly options: IndexOptions = {},
   ) {
-    this.search = new PortfolioSearch(records, this.slots);
+    this.search = new PortfolioSearch(records, this.slots, options.wordBitsFrom);
     this.rows = new Rows(records, this.slots);
     store.onChange((col, _key, prev, next) => {
       if (col === 'portfolios')

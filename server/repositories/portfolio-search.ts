@@ -19,6 +19,19 @@ const BUILD_STEP = 500;
 /** Terms' and queries' match sets kept up to date (bitsets: 12.5 kB each at 100k portfolios). */
 const MAX_DERIVED_SETS = 256;
 
+/**
+ * A word's set becomes a bitset once it holds this many portfolios and 1/32 of them: then the
+ * bitset is the smaller (a Set takes about 10 bytes an entry at best, a bitset 1 bit a slot).
+ */
+const BITS_FROM = 512;
+type Posting = Set<number> | Bits;
+
+function bitsOf(slots: Set<number>, capacity: number): Bits {
+  const bits = Bits.ofCapacity(capacity);
+  for (const slot of slots) bits.add(slot);
+  return bits;
+}
+
 export interface Ranked {
   id: string;
   score: number;
@@ -54,7 +67,8 @@ export function wordsOf(record: PortfolioRecord): Set<string> {
  *   the server answers lists at once; a search that comes before the build is done finishes it.
  */
 export class PortfolioSearch {
-  private readonly words = new SearchableMap<Set<number>>();
+  /** Per word, its portfolios' slots: a Set while few have it, a bitset once many do. */
+  private readonly words = new SearchableMap<Posting>();
   private readonly derived = new Lru<Bits>(MAX_DERIVED_SETS);
   private ranked: { version: number; searchKey: string; ranked: Ranked[] } | null = null;
   /** Ids not indexed yet by the background build. */
@@ -66,6 +80,8 @@ export class PortfolioSearch {
   constructor(
     private readonly records: ReadonlyMap<string, PortfolioRecord>,
     private readonly slots: Slots,
+    /** For tests: BITS_FROM. */
+    private readonly bitsFrom = BITS_FROM,
   ) {
     this.pending = [...records.keys()];
   }
@@ -106,9 +122,11 @@ export class PortfolioSearch {
     if (this.pending !== null) this.indexed.add(id);
     const slot = this.slots.of(id);
     for (const word of words) {
-      let slots = this.words.get(word);
-      if (slots === undefined) this.words.set(word, (slots = new Set()));
-      slots.add(slot);
+      const slots = this.words.get(word);
+      if (slots === undefined) this.words.set(word, new Set([slot]));
+      else if (slots instanceof Bits) slots.add(slot);
+      else if (slots.size < this.bitsFrom || slots.size * 32 < this.slots.capacity) slots.add(slot);
+      else this.words.set(word, bitsOf(slots, this.slots.capacity).add(slot));
     }
   }
 
@@ -117,8 +135,9 @@ export class PortfolioSearch {
     const slot = this.slots.of(id);
     for (const word of words) {
       const slots = this.words.get(word);
-      slots?.delete(slot);
-      if (slots?.size === 0) this.words.delete(word);
+      if (slots === undefined) continue;
+      slots.delete(slot);
+      if (slots.size === 0) this.words.delete(word);
     }
   }
 
@@ -159,8 +178,10 @@ export class PortfolioSearch {
     let bits = this.derived.use(term);
     if (bits === undefined) {
       bits = Bits.ofCapacity(this.slots.capacity);
-      for (const slots of this.words.atPrefix(term).values())
-        for (const slot of slots) bits.add(slot);
+      for (const slots of this.words.atPrefix(term).values()) {
+        if (slots instanceof Bits) bits.orInPlace(slots);
+        else for (const slot of slots) bits.add(slot);
+      }
       this.derived.put(term, bits);
     }
     return bits;

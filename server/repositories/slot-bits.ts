@@ -54,7 +54,7 @@ export class Bits {
     return word < this.words.length && (this.words[word]! & (1 << (slot & 31))) !== 0;
   }
 
-  add(slot: number): void {
+  add(slot: number): this {
     const word = slot >>> 5;
     if (word >= this.words.length) {
       const grown = new Uint32Array(Math.max(word + 1, this.words.length * 2));
@@ -66,6 +66,7 @@ export class Bits {
       this.words[word] = this.words[word]! | bit;
       this.size++;
     }
+    return this;
   }
 
   delete(slot: number): void {

@@ -259,6 +259,11 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
     await fc.assert(fc.asyncProperty(run, check({ smallSideShare: Infinity })), { numRuns: 150 });
   }, 120_000);
 
+  it('answers the same when the words of the search index keep their portfolios as bitsets', async () => {
+    const run = runArbitrary(IDS, 80);
+    await fc.assert(fc.asyncProperty(run, check({ wordBitsFrom: 1 })), { numRuns: 150 });
+  }, 120_000);
+
   // Slots past the first 32-bit word of a bitset, given again after deletes.
   it('answers the same over 100 portfolios (bitsets of several words)', async () => {
     await fc.assert(fc.asyncProperty(runArbitrary(MANY_IDS, 400, 300), check()), { numRuns: 30 });
