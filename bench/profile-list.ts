@@ -3,7 +3,7 @@
  * Profiles the built server (node --cpu-prof) under one kind of the list workload, answer cache
  * off, and prints the functions with the most self time. Not part of `npm run bench`.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,7 +76,9 @@ await run(7, Number(args.seconds));
 await stop();
 void child;
 const [file] = (await readdir(profDir)).filter((name) => name.endsWith('.cpuprofile'));
-const profile = JSON.parse(await readFile(join(profDir, file!), 'utf8')) as {
+const text = await readFile(join(profDir, file!), 'utf8');
+if (process.env.PROFILE_OUT) await writeFile(process.env.PROFILE_OUT, text);
+const profile = JSON.parse(text) as {
   nodes: {
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number };

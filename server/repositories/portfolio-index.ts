@@ -390,7 +390,15 @@ export class PortfolioIndex {
     const trees = smallest
       ? smallest.partitions.map((partition) => partition.tree(spec, rows))
       : [this.all.tree(spec, rows)];
-    const page = this.walk(request, spec, trees, rowTest);
+    // The rows of the smallest side's trees meet its own condition: test only the others.
+    const others = recordTest(
+      constraints.filter((_, at) => sides[at] !== smallest),
+      residual,
+    );
+    const walkTest = matches
+      ? (row: Row) => matches.has(row.slot) && others(row.record)
+      : (row: Row) => others(row.record);
+    const page = this.walk(request, spec, trees, walkTest);
     const total =
       this.exactTotal(constraints, residual, matches, smallest) ??
       this.total(countKey, request, test, constraints, residual, smallest, matches, rowTest);
