@@ -24,7 +24,8 @@ const MAX_DERIVED_SETS = 256;
  * bitset is the smaller (a Set takes about 10 bytes an entry at best, a bitset 1 bit a slot).
  */
 const BITS_FROM = 512;
-type Posting = Set<number> | Bits;
+/** One portfolio's slot (most words of titles and details are in one portfolio), or several. */
+type Posting = number | Set<number> | Bits;
 
 function bitsOf(slots: Set<number>, capacity: number): Bits {
   const bits = Bits.ofCapacity(capacity);
@@ -123,8 +124,10 @@ export class PortfolioSearch {
     const slot = this.slots.of(id);
     for (const word of words) {
       const slots = this.words.get(word);
-      if (slots === undefined) this.words.set(word, new Set([slot]));
-      else if (slots instanceof Bits) slots.add(slot);
+      if (slots === undefined) this.words.set(word, slot);
+      else if (typeof slots === 'number') {
+        if (slots !== slot) this.words.set(word, new Set([slots, slot]));
+      } else if (slots instanceof Bits) slots.add(slot);
       else if (slots.size < this.bitsFrom || slots.size * 32 < this.slots.capacity) slots.add(slot);
       else this.words.set(word, bitsOf(slots, this.slots.capacity).add(slot));
     }
@@ -136,6 +139,10 @@ export class PortfolioSearch {
     for (const word of words) {
       const slots = this.words.get(word);
       if (slots === undefined) continue;
+      if (typeof slots === 'number') {
+        if (slots === slot) this.words.delete(word);
+        continue;
+      }
       slots.delete(slot);
       if (slots.size === 0) this.words.delete(word);
     }
@@ -179,7 +186,8 @@ export class PortfolioSearch {
     if (bits === undefined) {
       bits = Bits.ofCapacity(this.slots.capacity);
       for (const slots of this.words.atPrefix(term).values()) {
-        if (slots instanceof Bits) bits.orInPlace(slots);
+        if (typeof slots === 'number') bits.add(slots);
+        else if (slots instanceof Bits) bits.orInPlace(slots);
         else for (const slot of slots) bits.add(slot);
       }
       this.derived.put(term, bits);
