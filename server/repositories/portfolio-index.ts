@@ -12,6 +12,7 @@ import { Lru } from './lru';
 import { PortfolioSearch, wordsOf } from './portfolio-search';
 import { Bits, Slots } from './slot-bits';
 import {
+  buildSortedTree,
   buildTree,
   cursorOf,
   emptyTree,
@@ -129,6 +130,15 @@ class Partition {
       this.trees.set(spec.key, tree);
     }
     return tree;
+  }
+
+  hasTree(orderKey: string): boolean {
+    return this.trees.has(orderKey);
+  }
+
+  /** A tree made elsewhere from this partition's rows, in the order of `orderKey`. */
+  setTree(orderKey: string, tree: RowTree): void {
+    this.trees.set(orderKey, tree);
   }
 
   forget(orderKey: string): void {
@@ -388,7 +398,7 @@ export class PortfolioIndex {
       return this.pageOfSorted(request, spec, matches, rowTest);
     }
     const trees = smallest
-      ? smallest.partitions.map((partition) => partition.tree(spec, rows))
+      ? smallest.partitions.map((partition) => this.treeOf(smallest.key, partition, spec))
       : [this.all.tree(spec, rows)];
     // The rows of the smallest side's trees meet its own condition: test only the others.
     const others = recordTest(
@@ -534,7 +544,28 @@ export class PortfolioIndex {
     const partitions = constraint.values
       .map((value) => byValue.get(value))
       .filter((partition) => partition !== undefined);
-    return new Side(partitions, ARRAY_KEYS.has(constraint.key));
+    return new Side(constraint.key, partitions, ARRAY_KEYS.has(constraint.key));
+  }
+
+  /**
+   * A partition's tree in one order. The first one a key needs in an order is made together with
+   * those of every other value of that key: one pass over the tree of all portfolios in that
+   * order hands each row to its partitions already sorted (no sort per partition).
+   */
+  private treeOf(key: PartitionKey, partition: Partition, spec: OrderSpec): RowTree {
+    if (!partition.hasTree(spec.key)) {
+      const byValue = this.partitionsOf(key);
+      const sorted = new Map<Partition, Row[]>();
+      for (const each of byValue.values()) if (!each.hasTree(spec.key)) sorted.set(each, []);
+      for (const row of this.all.tree(spec, this.rows).keys())
+        for (const value of valuesOf(row.record, key)) {
+          const rows = sorted.get(byValue.get(value)!);
+          // An array may name a value twice: the row goes in once.
+          if (rows !== undefined && rows.at(-1) !== row) rows.push(row);
+        }
+      for (const [each, rows] of sorted) each.setTree(spec.key, buildSortedTree(rows, spec));
+    }
+    return partition.tree(spec, this.rows);
   }
 
   private partitionsOf(key: PartitionKey): Map<string, Partition> {
@@ -571,6 +602,7 @@ class Side {
   readonly size: number;
 
   constructor(
+    readonly key: PartitionKey,
     readonly partitions: Partition[],
     /** An array key: a portfolio may be in several of the partitions. */
     private readonly overlapping: boolean,

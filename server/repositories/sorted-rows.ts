@@ -85,6 +85,12 @@ export type RowTree = BTree<Row>;
 
 export function buildTree(rows: Row[], spec: OrderSpec): RowTree {
   rows.sort(spec.compare);
+  return buildSortedTree(rows, spec);
+}
+
+/** A tree of rows already in the order of `spec`. */
+export function buildSortedTree(rows: Row[], spec: OrderSpec): RowTree {
+  if (rows.length === 0) return emptyTree(spec);
   return loadBulk().bulkLoad(rows, new Array<undefined>(rows.length), NODE_SIZE, spec.compare);
 }
 
