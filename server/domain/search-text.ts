@@ -10,7 +10,7 @@ const COMBINING_MARKS = /\p{M}/gu;
 const fold = (text: string) => text.toLowerCase().normalize('NFD').replace(COMBINING_MARKS, '');
 
 /** Plain ASCII: the same words without the Unicode passes (most text, and the build's cost). */
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[\p{ASCII}]*$/u;
 const ASCII_NON_WORD = /[^a-z0-9]+/;
 
 export function searchWords(text: string): string[] {
