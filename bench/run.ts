@@ -436,7 +436,8 @@ interface SavedResult {
 
 async function latestResult(size: number): Promise<SavedResult | null> {
   const names = (await readdir(RESULTS_DIR).catch(() => [] as string[]))
-    .filter((name) => name.endsWith(`-${size}.json`))
+    // <date>-<size>.json only: not <date>-history-<size>.json, which sorts after it.
+    .filter((name) => new RegExp(`^\\d{4}-\\d{2}-\\d{2}-${size}\\.json$`).test(name))
     .sort();
   const name = names.at(-1);
   return name ? (JSON.parse(await readFile(join(RESULTS_DIR, name), 'utf8')) as SavedResult) : null;
