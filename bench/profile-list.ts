@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     kind: { type: 'string', default: 'list' },
     seconds: { type: 'string', default: '5' },
     'no-build': { type: 'boolean', default: false },
+    sequence: { type: 'string' },
   },
 });
 if (!args['no-build']) buildServer();
@@ -47,8 +48,8 @@ const { child, match, stop } = startProcess(
   /API: +(http:\/\/\S+)\/api\/v1/,
 );
 const url = (await match)[1]!;
-const kind = args.kind as 'list' | 'search' | 'mixed';
-const run = async (seed: number, seconds: number) => {
+type Kind = 'list' | 'search' | 'mixed';
+const run = async (seed: number, seconds: number, kind = args.kind as Kind) => {
   const workload = listWorkload(records, seed);
   const result = await autocannon({
     url,
@@ -71,8 +72,20 @@ const run = async (seed: number, seconds: number) => {
     `${kind}: ${result.requests.average} req/s p50 ${result.latency.p50} p99 ${result.latency.p99} non2xx ${result.non2xx}`,
   );
 };
-await run(99, 2);
-await run(7, Number(args.seconds));
+if (args.sequence) {
+  // e.g. mixed:2,search:1,list:5 — the phases of bench/run.ts, each with its own seed.
+  for (const [at, phase] of args.sequence.split(',').entries()) {
+    const [name, seconds] = phase.split(':');
+    await run(
+      at === args.sequence.split(',').length - 1 ? 7 : 99 + at,
+      Number(seconds),
+      name as Kind,
+    );
+  }
+} else {
+  await run(99, 2);
+  await run(7, Number(args.seconds));
+}
 await stop();
 void child;
 const [file] = (await readdir(profDir)).filter((name) => name.endsWith('.cpuprofile'));

@@ -548,12 +548,14 @@ export class PortfolioIndex {
   }
 
   /**
-   * A partition's tree in one order. The first one a key needs in an order is made together with
-   * those of every other value of that key: one pass over the tree of all portfolios in that
-   * order hands each row to its partitions already sorted (no sort per partition).
+   * A partition's tree in one order. Once the tree of all portfolios in that order exists, the
+   * first one a key needs is made together with those of every other value of that key: one
+   * pass over that tree hands each row to its partitions already sorted (no sort per partition).
+   * Before, the partition sorts just its own rows: a first filtered list after a start must not
+   * pay for ordering every portfolio.
    */
   private treeOf(key: PartitionKey, partition: Partition, spec: OrderSpec): RowTree {
-    if (!partition.hasTree(spec.key)) {
+    if (!partition.hasTree(spec.key) && this.all.hasTree(spec.key)) {
       const byValue = this.partitionsOf(key);
       const sorted = new Map<Partition, Row[]>();
       for (const each of byValue.values()) if (!each.hasTree(spec.key)) sorted.set(each, []);
