@@ -66,6 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     },
     clientErrorHandler,
+    // Opening a large library (100k portfolios) on a busy machine took more than Fastify's
+    // default 10 s, and the server then refused to start: a plugin may take as long as it needs.
+    pluginTimeout: 0,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('config', config);
 

@@ -10,7 +10,9 @@ import { matchesAllTerms } from '../domain/search-text';
 import type { Store } from '../storage/store';
 import { Lru } from './lru';
 import { PortfolioSearch, wordsOf } from './portfolio-search';
+import { Bits, Slots } from './slot-bits';
 import {
+  buildSortedTree,
   buildTree,
   cursorOf,
   emptyTree,
@@ -91,16 +93,28 @@ const MAX_COUNTS = 1024;
 class Partition {
   readonly ids = new Set<string>();
   private readonly trees = new Map<string, RowTree>();
+  /** Its members as a bitset, made when a count needs it and then kept up to date. */
+  private members: Bits | null = null;
 
   add(row: Row): void {
     this.ids.add(row.id);
+    this.members?.add(row.slot);
     for (const tree of this.trees.values()) tree.set(row, undefined);
   }
 
   /** `row` is absent when no row was made for the portfolio yet: then no tree holds it. */
-  remove(id: string, row: Row | undefined): void {
+  remove(id: string, slot: number, row: Row | undefined): void {
     this.ids.delete(id);
+    this.members?.delete(slot);
     if (row) for (const tree of this.trees.values()) tree.delete(row);
+  }
+
+  bits(slots: Slots): Bits {
+    if (this.members === null) {
+      this.members = Bits.ofCapacity(slots.capacity);
+      for (const id of this.ids) this.members.add(slots.of(id));
+    }
+    return this.members;
   }
 
   tree(spec: OrderSpec, rows: Rows): RowTree {
@@ -118,6 +132,15 @@ class Partition {
     return tree;
   }
 
+  hasTree(orderKey: string): boolean {
+    return this.trees.has(orderKey);
+  }
+
+  /** A tree made elsewhere from this partition's rows, in the order of `orderKey`. */
+  setTree(orderKey: string, tree: RowTree): void {
+    this.trees.set(orderKey, tree);
+  }
+
   forget(orderKey: string): void {
     this.trees.delete(orderKey);
   }
@@ -130,7 +153,10 @@ class Partition {
 class Rows {
   private readonly cache = new Map<string, Row>();
 
-  constructor(private readonly records: ReadonlyMap<string, PortfolioRecord>) {}
+  constructor(
+    private readonly records: ReadonlyMap<string, PortfolioRecord>,
+    private readonly slots: Slots,
+  ) {}
 
   get size(): number {
     return this.records.size;
@@ -145,7 +171,7 @@ class Rows {
     if (row === undefined) {
       const record = this.records.get(id);
       if (record === undefined) return undefined;
-      this.cache.set(id, (row = rowOf(record)));
+      this.cache.set(id, (row = rowOf(record, this.slots.of(id))));
     }
     return row;
   }
@@ -160,7 +186,7 @@ class Rows {
       this.cache.delete(id);
       return undefined;
     }
-    const row = rowOf(next);
+    const row = rowOf(next, this.slots.of(id));
     this.cache.set(id, row);
     return row;
   }
@@ -180,10 +206,7 @@ function residualTest(filter: Filter): RecordTest | null {
 
 /** Every condition of a filter and visibility, on one record. */
 function recordTest(constraints: readonly Constraint[], residual: RecordTest | null): RecordTest {
-  const tests = constraints.map(({ key, values }) => {
-    const wanted = new Set(values);
-    return (record: PortfolioRecord) => valuesOf(record, key).some((value) => wanted.has(value));
-  });
+  const tests = constraints.map(constraintTest);
   if (residual) tests.push(residual);
   if (tests.length === 0) return () => true;
   if (tests.length === 1) return tests[0]!;
@@ -198,6 +221,30 @@ interface Constraint {
   values: readonly string[];
 }
 
+/** One condition on a record, without building its values (this runs for every row walked). */
+function constraintTest({ key, values }: Constraint): RecordTest {
+  const wanted = new Set(values);
+  switch (key) {
+    case 'memberBarcode':
+    case 'category':
+    case 'readyToBuy':
+      return (record) => wanted.has(record[key]);
+    case 'relativeCategory':
+    case 'certificateByOrg':
+      return (record) => record[key].some((value) => wanted.has(value));
+    case 'staffPick':
+    case 'published':
+    case 'active': {
+      const value = values[0] === 'true';
+      return (record) => record[key] === value;
+    }
+    case 'visible': {
+      const value = values[0] === 'true';
+      return (record) => (record.published && record.active) === value;
+    }
+  }
+}
+
 /** The partition-key conditions of a request: the same key's values OR, different keys AND. */
 function constraintsOf(filter: Filter, visibleOnly: boolean): Constraint[] {
   const constraints: Constraint[] = [];
@@ -209,6 +256,19 @@ function constraintsOf(filter: Filter, visibleOnly: boolean): Constraint[] {
   }
   if (visibleOnly) constraints.push({ key: 'visible', values: ['true'] });
   return constraints;
+}
+
+/**
+ * A new total is counted over the smallest side when it holds at most 1/32 of the portfolios
+ * (as many rows as a bitset has words), and otherwise by intersecting bitsets.
+ */
+const SMALL_SIDE_SHARE = 1 / 32;
+
+export interface IndexOptions {
+  /** For tests: SMALL_SIDE_SHARE (0: always bitsets; Infinity: always the smallest side). */
+  smallSideShare?: number;
+  /** For tests: the size from which a word's set of portfolios becomes a bitset. */
+  wordBitsFrom?: number;
 }
 
 /** A total kept up to date on writes: the test a changed portfolio is counted by. */
@@ -237,15 +297,17 @@ export class PortfolioIndex {
   private readonly orders = new Lru<OrderSpec>(MAX_ORDERS, (key) => this.forgetOrder(key));
   private readonly counts = new Lru<Count>(MAX_COUNTS);
   private readonly search: PortfolioSearch;
+  private readonly slots = new Slots();
   /** Bumped on every change to a portfolio; an answer built at one version is current until then. */
   private changes = 0;
 
   constructor(
     private readonly records: ReadonlyMap<string, PortfolioRecord>,
     store: Store,
+    private readonly options: IndexOptions = {},
   ) {
-    this.search = new PortfolioSearch(records);
-    this.rows = new Rows(records);
+    this.search = new PortfolioSearch(records, this.slots, options.wordBitsFrom);
+    this.rows = new Rows(records, this.slots);
     store.onChange((col, _key, prev, next) => {
       if (col === 'portfolios')
         this.onChange(prev as PortfolioRecord | undefined, next as PortfolioRecord | undefined);
@@ -282,20 +344,23 @@ export class PortfolioIndex {
     }
     this.search.onChange(prev, next, wordsOfPrev, wordsOfNext);
     const id = (prev ?? next)!.portfolioId;
+    const slot = this.slots.of(id);
     const before = this.rows.cached(id);
     const after = this.rows.replace(id, next);
-    if (prev) this.allPartition?.remove(id, before);
+    if (prev) this.allPartition?.remove(id, slot, before);
     if (after) this.allPartition?.add(after);
     for (const [key, byValue] of this.partitions) {
       if (prev)
         for (const value of valuesOf(prev, key)) {
           const partition = byValue.get(value);
-          partition?.remove(id, before);
+          partition?.remove(id, slot, before);
           if (partition?.ids.size === 0) byValue.delete(value);
         }
       if (after)
         for (const value of valuesOf(after.record, key)) partitionFor(byValue, value).add(after);
     }
+    // Every bitset has cleared the slot by now (search sets, partitions): it may be given again.
+    if (!next) this.slots.release(id);
   }
 
   query(request: ListRequest): ListPage {
@@ -313,11 +378,13 @@ export class PortfolioIndex {
     );
     if (smallest?.size === 0 || matches?.size === 0) return { items: [], total: 0, next: null };
     const rowTest = matches
-      ? (row: Row) => matches.has(row.id) && test(row.record)
+      ? (row: Row) => matches.has(row.slot) && test(row.record)
       : (row: Row) => test(row.record);
 
     if (request.order[0]?.key === RELEVANCE) {
-      const total = this.total(countKey, request, test, smallest, matches, rowTest);
+      const total =
+        this.exactTotal(constraints, residual, matches, smallest) ??
+        this.total(countKey, request, test, constraints, residual, smallest, matches, rowTest);
       return { ...this.relevancePage(request, rowTest), total };
     }
     const spec = this.orderSpec(request);
@@ -331,12 +398,20 @@ export class PortfolioIndex {
       return this.pageOfSorted(request, spec, matches, rowTest);
     }
     const trees = smallest
-      ? smallest.partitions.map((partition) => partition.tree(spec, rows))
+      ? smallest.partitions.map((partition) => this.treeOf(smallest.key, partition, spec))
       : [this.all.tree(spec, rows)];
-    const page = this.walk(request, spec, trees, rowTest);
+    // The rows of the smallest side's trees meet its own condition: test only the others.
+    const others = recordTest(
+      constraints.filter((_, at) => sides[at] !== smallest),
+      residual,
+    );
+    const walkTest = matches
+      ? (row: Row) => matches.has(row.slot) && others(row.record)
+      : (row: Row) => others(row.record);
+    const page = this.walk(request, spec, trees, walkTest);
     const total =
       this.exactTotal(constraints, residual, matches, smallest) ??
-      this.total(countKey, request, test, smallest, matches, rowTest);
+      this.total(countKey, request, test, constraints, residual, smallest, matches, rowTest);
     return { ...page, total };
   }
 
@@ -344,7 +419,7 @@ export class PortfolioIndex {
   private exactTotal(
     constraints: readonly Constraint[],
     residual: RecordTest | null,
-    matches: ReadonlySet<string> | null,
+    matches: Bits | null,
     smallest: Side | null,
   ): number | null {
     if (residual) return null;
@@ -374,12 +449,12 @@ export class PortfolioIndex {
   private pageOfSorted(
     request: ListRequest,
     spec: OrderSpec,
-    ids: ReadonlySet<string>,
+    matches: Bits,
     test: (row: Row) => boolean,
   ): ListPage {
     const matching: Row[] = [];
-    for (const id of ids) {
-      const row = this.rows.get(id);
+    for (const slot of matches.slots()) {
+      const row = this.rows.get(this.slots.idAt(slot)!);
       if (row && test(row)) matching.push(row);
     }
     matching.sort(spec.compare);
@@ -424,15 +499,18 @@ export class PortfolioIndex {
   }
 
   /**
-   * The total of a combination no single partition answers: counted once by walking its smallest
-   * side, then kept up to date on every write (see onChange).
+   * The total of a combination no single partition answers: counted once, then kept up to date on
+   * every write (see onChange). Counted over the smallest side when it is small; otherwise as the
+   * intersection of the conditions' bitsets (32 portfolios a step), never by walking the matches.
    */
   private total(
     key: string,
     request: ListRequest,
     test: RecordTest,
+    constraints: readonly Constraint[],
+    residual: RecordTest | null,
     smallest: Side | null,
-    matches: ReadonlySet<string> | null,
+    matches: Bits | null,
     rowTest: (row: Row) => boolean,
   ): number {
     const cached = this.counts.use(key);
@@ -445,8 +523,17 @@ export class PortfolioIndex {
         if (row && rowTest(row)) total++;
       }
     };
-    if (matches && matches.size <= (smallest?.size ?? rows.size)) countIds(matches);
-    else if (smallest) countIds(smallest.ids());
+    const share = this.options.smallSideShare ?? SMALL_SIDE_SHARE;
+    const smallSide = smallest !== null && smallest.size <= this.slots.capacity * share;
+    if (residual === null && !smallSide && (matches !== null || constraints.length > 0)) {
+      const sets = constraints.map((constraint) => this.side(constraint).bits(this.slots));
+      if (matches) sets.push(matches);
+      const [first, ...others] = sets;
+      if (others.length === 0) total = first!.size;
+      else if (others.length === 1) total = first!.countAnd(others[0]!);
+      else total = first!.and(...others).size;
+    } else if (smallest) countIds(smallest.ids());
+    else if (matches) for (const slot of matches.slots()) countIds([this.slots.idAt(slot)!]);
     else countIds(rows.ids());
     this.counts.put(key, { total, test, terms: request.search });
     return total;
@@ -457,7 +544,30 @@ export class PortfolioIndex {
     const partitions = constraint.values
       .map((value) => byValue.get(value))
       .filter((partition) => partition !== undefined);
-    return new Side(partitions, ARRAY_KEYS.has(constraint.key));
+    return new Side(constraint.key, partitions, ARRAY_KEYS.has(constraint.key));
+  }
+
+  /**
+   * A partition's tree in one order. Once the tree of all portfolios in that order exists, the
+   * first one a key needs is made together with those of every other value of that key: one
+   * pass over that tree hands each row to its partitions already sorted (no sort per partition).
+   * Before, the partition sorts just its own rows: a first filtered list after a start must not
+   * pay for ordering every portfolio.
+   */
+  private treeOf(key: PartitionKey, partition: Partition, spec: OrderSpec): RowTree {
+    if (!partition.hasTree(spec.key) && this.all.hasTree(spec.key)) {
+      const byValue = this.partitionsOf(key);
+      const sorted = new Map<Partition, Row[]>();
+      for (const each of byValue.values()) if (!each.hasTree(spec.key)) sorted.set(each, []);
+      for (const row of this.all.tree(spec, this.rows).keys())
+        for (const value of valuesOf(row.record, key)) {
+          const rows = sorted.get(byValue.get(value)!);
+          // An array may name a value twice: the row goes in once.
+          if (rows !== undefined && rows.at(-1) !== row) rows.push(row);
+        }
+      for (const [each, rows] of sorted) each.setTree(spec.key, buildSortedTree(rows, spec));
+    }
+    return partition.tree(spec, this.rows);
   }
 
   private partitionsOf(key: PartitionKey): Map<string, Partition> {
@@ -494,6 +604,7 @@ class Side {
   readonly size: number;
 
   constructor(
+    readonly key: PartitionKey,
     readonly partitions: Partition[],
     /** An array key: a portfolio may be in several of the partitions. */
     private readonly overlapping: boolean,
@@ -514,6 +625,16 @@ class Side {
         seen.add(id);
         yield id;
       }
+  }
+
+  /** Its portfolios as a bitset: the partition's own, or a union made for the caller. */
+  bits(slots: Slots): Bits {
+    if (this.partitions.length === 0) return new Bits();
+    const [first, ...others] = this.partitions;
+    if (others.length === 0) return first!.bits(slots);
+    const union = Bits.ofCapacity(slots.capacity).orInPlace(first!.bits(slots));
+    for (const partition of others) union.orInPlace(partition.bits(slots));
+    return union;
   }
 
   /** Exact when the partitions cannot overlap. */

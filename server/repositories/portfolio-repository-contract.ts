@@ -155,6 +155,16 @@ export interface PortfolioRepository {
   /** The list (DESIGN §4): one page of live portfolios, with the total of matches. */
   query(request: ListRequest): Promise<ListPage>;
 
+  /**
+   * Optional. A number that changes with every change to a live portfolio, read synchronously:
+   * list answers built at one version may be served again until it changes. A backend that
+   * cannot tell (others write to it too) leaves it out, and its list answers are never cached.
+   */
+  listVersion?(): number;
+
+  /** Optional. Starts building what `query` needs in the background (called once listening). */
+  prepareListIndex?(): void;
+
   /** Throws PortfolioIdTakenError if the id is live or in the trash. */
   insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio>;
 

@@ -2,6 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import type { PortfolioRecord } from '../../shared';
 import { matchesAllTerms, searchWords } from '../domain/search-text';
 import { Lru } from './lru';
+import { Bits, type Slots } from './slot-bits';
 
 /** The fields `q` searches (docs/API.md). */
 export const SEARCH_FIELDS = [
@@ -15,9 +16,22 @@ export const SEARCH_FIELDS = [
 
 /** Portfolios indexed per step of the background build; a list waits at most one step. */
 const BUILD_STEP = 500;
-/** Unions (a prefix of several words) and intersections (several terms) kept up to date. */
-const MAX_DERIVED_SETS = 64;
-const EMPTY: ReadonlySet<string> = new Set();
+/** Terms' and queries' match sets kept up to date (bitsets: 12.5 kB each at 100k portfolios). */
+const MAX_DERIVED_SETS = 256;
+
+/**
+ * A word's set becomes a bitset once it holds this many portfolios and 1/32 of them: then the
+ * bitset is the smaller (a Set takes about 10 bytes an entry at best, a bitset 1 bit a slot).
+ */
+const BITS_FROM = 512;
+/** One portfolio's slot (most words of titles and details are in one portfolio), or several. */
+type Posting = number | Set<number> | Bits;
+
+function bitsOf(slots: Set<number>, capacity: number): Bits {
+  const bits = Bits.ofCapacity(capacity);
+  for (const slot of slots) bits.add(slot);
+  return bits;
+}
 
 export interface Ranked {
   id: string;
@@ -38,34 +52,45 @@ export function wordsOf(record: PortfolioRecord): Set<string> {
 }
 
 /**
- * Full-text search over the portfolios: an inverted index from each word to the ids of the
- * portfolios that have it, the words kept in MiniSearch's radix tree (SearchableMap), so a prefix
- * finds its words without a scan. MiniSearch's own index was measured first (see bench/README.md):
- * at 100k portfolios it took 7 s of CPU to build and 215 MB, and a search scored every match
- * (200 ms for a common prefix); a list ordered by `orderBy` needs only the set of matches.
+ * Full-text search over the portfolios: an inverted index from each word to the slots (see
+ * Slots) of the portfolios that have it, the words kept in MiniSearch's radix tree
+ * (SearchableMap), so a prefix finds its words without a scan. MiniSearch's own index was
+ * measured first (see bench/README.md): at 100k portfolios it took 7 s of CPU to build and
+ * 215 MB, and a search scored every match (200 ms for a common prefix); a list ordered by
+ * `orderBy` needs only the set of matches.
  *
- * - A term's matches are the set of its word when it is a whole word and the prefix of no other;
- *   otherwise the union of its words' sets. A query's are the intersection of its terms'. Both
- *   kinds of derived set are kept for the recent searches and updated on each change by testing
- *   just the changed portfolio, so a popular search costs a lookup.
+ * - A query's matches are a bitset: per term the union of its words' sets, per query the
+ *   intersection of its terms'. Both are kept for the recent terms and queries and updated on
+ *   each change by testing just the changed portfolio, so a search costs a lookup, and a new
+ *   combination of terms an AND of bitsets (a word of 32 portfolios at a time): never a walk
+ *   over the matches. A bitset's size is kept with it: the total of a search is never counted.
  * - Kept up to date on every change, never rebuilt per request. Built in steps after start, so
  *   the server answers lists at once; a search that comes before the build is done finishes it.
  */
 export class PortfolioSearch {
-  private readonly words = new SearchableMap<Set<string>>();
-  private readonly derived = new Lru<Set<string>>(MAX_DERIVED_SETS);
+  /** Per word, its portfolios' slots: a Set while few have it, a bitset once many do. */
+  private readonly words = new SearchableMap<Posting>();
+  private readonly derived = new Lru<Bits>(MAX_DERIVED_SETS);
   private ranked: { version: number; searchKey: string; ranked: Ranked[] } | null = null;
   /** Ids not indexed yet by the background build. */
   private pending: string[] | null;
   private readonly indexed = new Set<string>();
+  private building = false;
   private version = 0;
 
-  constructor(private readonly records: ReadonlyMap<string, PortfolioRecord>) {
+  constructor(
+    private readonly records: ReadonlyMap<string, PortfolioRecord>,
+    private readonly slots: Slots,
+    /** For tests: BITS_FROM. */
+    private readonly bitsFrom = BITS_FROM,
+  ) {
     this.pending = [...records.keys()];
   }
 
-  /** Starts the background build; each step yields to requests in between. */
+  /** Starts the background build (once); each step yields to requests in between. */
   buildInBackground(): void {
+    if (this.building) return;
+    this.building = true;
     const step = () => {
       if (this.pending === null) return;
       this.indexPending(BUILD_STEP);
@@ -96,22 +121,34 @@ export class PortfolioSearch {
 
   private add(id: string, words: Iterable<string>): void {
     if (this.pending !== null) this.indexed.add(id);
+    const slot = this.slots.of(id);
     for (const word of words) {
-      let ids = this.words.get(word);
-      if (ids === undefined) this.words.set(word, (ids = new Set()));
-      ids.add(id);
+      const slots = this.words.get(word);
+      if (slots === undefined) this.words.set(word, slot);
+      else if (typeof slots === 'number') {
+        if (slots !== slot) this.words.set(word, new Set([slots, slot]));
+      } else if (slots instanceof Bits) slots.add(slot);
+      else if (slots.size < this.bitsFrom || slots.size * 32 < this.slots.capacity) slots.add(slot);
+      else this.words.set(word, bitsOf(slots, this.slots.capacity).add(slot));
     }
   }
 
   private remove(id: string, words: Iterable<string>): void {
     this.indexed.delete(id);
+    const slot = this.slots.of(id);
     for (const word of words) {
-      const ids = this.words.get(word);
-      ids?.delete(id);
-      if (ids?.size === 0) this.words.delete(word);
+      const slots = this.words.get(word);
+      if (slots === undefined) continue;
+      if (typeof slots === 'number') {
+        if (slots === slot) this.words.delete(word);
+        continue;
+      }
+      slots.delete(slot);
+      if (slots.size === 0) this.words.delete(word);
     }
   }
 
+  /** Before the owner takes back the slot of a deleted portfolio (see Slots). */
   onChange(
     prev: PortfolioRecord | undefined,
     next: PortfolioRecord | undefined,
@@ -123,38 +160,39 @@ export class PortfolioSearch {
     // Before the build reaches a portfolio it is in no set: nothing to remove.
     if (prev && (this.pending === null || this.indexed.has(id))) this.remove(id, prevWords());
     if (next) this.add(id, nextWords());
-    for (const [key, ids] of this.derived) {
-      ids.delete(id);
-      if (next && matchesAllTerms(nextWords(), key.split(' '))) ids.add(id);
+    if (this.derived.size === 0) return;
+    const slot = this.slots.of(id);
+    for (const [key, bits] of this.derived) {
+      bits.delete(slot);
+      if (next && matchesAllTerms(nextWords(), key.split(' '))) bits.add(slot);
     }
   }
 
-  /** Ids of the portfolios matching every term (prefixes, case and accents folded). */
-  matches(terms: readonly string[], searchKey: string): ReadonlySet<string> {
+  /** Slots of the portfolios matching every term (prefixes, case and accents folded). */
+  matches(terms: readonly string[], searchKey: string): Bits {
     this.ready();
     if (terms.length === 1) return this.termMatches(terms[0]!);
-    let ids = this.derived.use(searchKey);
-    if (ids === undefined) {
-      const sets = terms.map((term) => this.termMatches(term)).sort((a, b) => a.size - b.size);
-      const [smallest, ...others] = sets;
-      ids = new Set();
-      for (const id of smallest!) if (others.every((set) => set.has(id))) ids.add(id);
-      this.derived.put(searchKey, ids);
+    let bits = this.derived.use(searchKey);
+    if (bits === undefined) {
+      const [first, ...others] = terms.map((term) => this.termMatches(term));
+      bits = first!.and(...others);
+      this.derived.put(searchKey, bits);
     }
-    return ids;
+    return bits;
   }
 
-  private termMatches(term: string): ReadonlySet<string> {
-    const cached = this.derived.use(term);
-    if (cached) return cached;
-    const words = this.words.atPrefix(term);
-    if (words.size === 0) return EMPTY;
-    // The word itself and no longer one: its own set, kept up to date by add and remove.
-    if (words.size === 1 && words.has(term)) return words.get(term)!;
-    const union = new Set<string>();
-    for (const ids of words.values()) for (const id of ids) union.add(id);
-    this.derived.put(term, union);
-    return union;
+  private termMatches(term: string): Bits {
+    let bits = this.derived.use(term);
+    if (bits === undefined) {
+      bits = Bits.ofCapacity(this.slots.capacity);
+      for (const slots of this.words.atPrefix(term).values()) {
+        if (typeof slots === 'number') bits.add(slots);
+        else if (slots instanceof Bits) bits.orInPlace(slots);
+        else for (const slot of slots) bits.add(slot);
+      }
+      this.derived.put(term, bits);
+    }
+    return bits;
   }
 
   /**
@@ -165,7 +203,8 @@ export class PortfolioSearch {
     const cached = this.ranked;
     if (cached?.version === this.version && cached.searchKey === searchKey) return cached.ranked;
     const ranked: Ranked[] = [];
-    for (const id of this.matches(terms, searchKey)) {
+    for (const slot of this.matches(terms, searchKey).slots()) {
+      const id = this.slots.idAt(slot)!;
       const record = this.records.get(id);
       if (record) ranked.push({ id, score: score(record, terms) });
     }

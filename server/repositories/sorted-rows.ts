@@ -24,14 +24,17 @@ const NODE_SIZE = 32;
  */
 export interface Row extends Readonly<Record<OrderKey, SortValue>> {
   readonly id: string;
+  /** The portfolio's slot in bitsets (see Slots). */
+  readonly slot: number;
   readonly record: PortfolioRecord;
 }
 
 const textKey = (text: string) => `${text.toLowerCase()}\u0000${text}`;
 
-export function rowOf(record: PortfolioRecord): Row {
+export function rowOf(record: PortfolioRecord, slot: number): Row {
   return {
     id: record.portfolioId,
+    slot,
     record,
     createdTime: record.createdTime,
     modifiedTime: record.modifiedTime,
@@ -82,6 +85,12 @@ export type RowTree = BTree<Row>;
 
 export function buildTree(rows: Row[], spec: OrderSpec): RowTree {
   rows.sort(spec.compare);
+  return buildSortedTree(rows, spec);
+}
+
+/** A tree of rows already in the order of `spec`. */
+export function buildSortedTree(rows: Row[], spec: OrderSpec): RowTree {
+  if (rows.length === 0) return emptyTree(spec);
   return loadBulk().bulkLoad(rows, new Array<undefined>(rows.length), NODE_SIZE, spec.compare);
 }
 

@@ -30,7 +30,6 @@ import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import { Lru } from '../repositories/lru';
-import { PortfolioIndex } from '../repositories/portfolio-index';
 
 type Item = Record<string, unknown>;
 
@@ -97,15 +96,12 @@ function serializers() {
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onRequest', app.requireSession);
-  // The embedded store answers from an index in memory and reuses answers until the next change.
-  // PostgreSQL answers every list with SQL (another instance may have changed anything), so there
-  // it has neither; its page tokens are signed with a secret every instance shares.
-  const store = app.store;
-  const index = store && new PortfolioIndex(store.collection('portfolios'), store);
+  // The repository answers lists from its one index (the embedded one keeps it in memory).
+  const portfolios = app.portfolios;
   // After listening, so that building the search index never delays the first answers.
-  if (index) app.addHook('onListen', async () => index.startSearchIndex());
+  app.addHook('onListen', async () => portfolios.prepareListIndex?.());
   const tokens = app.pageTokens;
-  const cache = index && new ListPageCache(app.config.listCacheBytes);
+  const cache = new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();
 
   app.get<{ Querystring: ListQuery }>(
@@ -134,10 +130,12 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // The exact query string (valid, or validation would have answered 400) and what the
       // caller may see decide the answer, along with the data: see ListPageCache.
       const cacheKey = `${visibleOnly ? 'viewer' : 'staff'} ${request.url}`;
-      const version = index?.version ?? 0;
+      const version = portfolios.listVersion?.();
       reply.type('application/json; charset=utf-8');
-      const cached = cache?.get(cacheKey, version);
-      if (cached !== undefined) return cached;
+      if (version !== undefined) {
+        const cached = cache.get(cacheKey, version);
+        if (cached !== undefined) return cached;
+      }
 
       const query = request.query;
       const search = parseSearch(query.q);
@@ -149,8 +147,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
-      const listRequest = { ...scope, after, limit: pageSizeOf(query.pageSize) };
-      const page = index ? index.query(listRequest) : await app.portfolios.query(listRequest);
+      const page = await portfolios.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
       const json = serializerFor(
@@ -170,7 +167,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       // As bytes: the serializer's string is a rope of many pieces, and a socket write of a rope
       // walks it piece by piece on every send (that was half the time of a cached answer).
       const body = Buffer.from(json);
-      cache?.put(cacheKey, version, body);
+      if (version !== undefined) cache.put(cacheKey, version, body);
       return body;
     },
   );

@@ -105,6 +105,14 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
     return this.index.query(request);
   }
 
+  listVersion(): number {
+    return this.index.version;
+  }
+
+  prepareListIndex(): void {
+    this.index.startSearchIndex();
+  }
+
   async insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
     const id = record.portfolioId;
     if (this.live(id) || this.trashed(id)) throw new PortfolioIdTakenError(id);

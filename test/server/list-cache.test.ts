@@ -86,6 +86,59 @@ describe.each([
   });
 });
 
+/**
+ * The route keeps no index of its own: every list is the repository's `query`, and an answer is
+ * reused only at the repository's `listVersion` (a backend without one is never cached).
+ */
+describe('list answers through the repository', () => {
+  let server: TestServer;
+  const LIST = '/api/v1/portfolio?orderBy=projectTitle&field=portfolioId,projectTitle';
+  let queries = 0;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const repository = server.app.portfolios;
+    const query = repository.query.bind(repository);
+    repository.query = (request) => {
+      queries++;
+      return query(request);
+    };
+    const created = await server.request('POST', '/api/v1/portfolio', {
+      body: portfolioBody({ projectTitle: 'Only' }),
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(() => server.close());
+
+  const list = async () => {
+    const response = await server.request('GET', LIST);
+    expect(response.status).toBe(200);
+    return (response.body as { lists: Array<{ projectTitle: string }> }).lists;
+  };
+
+  it("asks the repository, and answers the same URL again from the cache at the repository's version", async () => {
+    queries = 0;
+    expect((await list()).map((item) => item.projectTitle)).toEqual(['Only']);
+    expect(queries).toBe(1);
+    await list();
+    expect(queries).toBe(1);
+  });
+
+  it('asks the repository every time when it has no list version', async () => {
+    const repository = server.app.portfolios as { listVersion?: () => number };
+    const listVersion = repository.listVersion;
+    repository.listVersion = undefined;
+    try {
+      queries = 0;
+      await list();
+      await list();
+      expect(queries).toBe(2);
+    } finally {
+      repository.listVersion = listVersion;
+    }
+  });
+});
+
 describe('ListPageCache', () => {
   const bytes = (text: string) => Buffer.from(text);
 
