@@ -77,7 +77,8 @@ export interface Conflict {
   mutationId: string;
   baseRevision: number;
   fields: Record<string, ConflictField>;
-  note?: string;
+  /** What happened, in words. */
+  note: string;
   /** Only in the library-wide list. */
   projectTitle?: string;
 }
