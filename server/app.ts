@@ -23,9 +23,11 @@ import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
+import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
 import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
 import shellFacade from './shell-facade';
+import syncPlugin from './sync/sync-plugin';
 
 export type { AppOptions } from './config';
 
@@ -86,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
   await app.register(shellFacade);
+  await app.register(syncPlugin, options.sync ?? {});
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -97,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(revisionRoutes);
   await app.register(trashRoutes);
   await app.register(changeRoutes);
+  await app.register(syncControlRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

@@ -65,6 +65,32 @@ export const ERROR_CODES = {
     message: 'The change could not be saved; nothing was changed.',
   },
   INTERNAL: { statusCode: 500, message: 'Something went wrong on the server.' },
+  // Replica side of sync (DESIGN §10): the control API says what went wrong with the hub.
+  HUB_UNREACHABLE: {
+    statusCode: 400,
+    message: 'The hub cannot be reached; check its address and the network.',
+  },
+  HUB_NOT_PORTFOLIO: {
+    statusCode: 400,
+    message: 'That address is not a Portfolio Manager server.',
+  },
+  HUB_TOO_OLD: { statusCode: 400, message: 'The hub is too old for this app; update the hub.' },
+  HUB_SIGN_IN_FAILED: { statusCode: 401, message: 'Wrong username or password on the hub.' },
+  HUB_ERROR: { statusCode: 502, message: 'The hub failed to answer; sync will try again.' },
+  SYNC_DEVICE_REVOKED: {
+    statusCode: 401,
+    message: 'This device was signed out of the hub; sign in again.',
+  },
+  SYNC_REPLICA_ID_TAKEN: {
+    statusCode: 409,
+    message: 'Another device syncs with this replica id; sign in again.',
+  },
+  SYNC_NOT_CONFIGURED: { statusCode: 404, message: 'No team server is set up.' },
+  SYNC_UNAVAILABLE: {
+    statusCode: 404,
+    message: 'This storage backend cannot be a sync replica.',
+  },
+  DISK_FULL: { statusCode: 507, message: 'The disk is full; free some space and try again.' },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -8,3 +8,4 @@ export * from './schemas/user';
 export * from './media-types';
 export * from './permissions';
 export * from './schemas/history';
+export * from './schemas/sync-replica';

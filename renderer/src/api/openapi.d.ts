@@ -399,6 +399,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sync/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hub this instance syncs with */
+        get: operations["getSyncConfig"];
+        /**
+         * Sign in to a hub once and sync with it
+         * @description Admins. Checks the hub (`GET /api/v1/sync/hello`), signs in with the password once, registers this instance as a device and keeps only the device token (sealed). A background round starts at once.
+         */
+        put: operations["configureSync"];
+        post?: never;
+        /**
+         * Forget the hub
+         * @description Admins. Stops syncing and drops the device token; local portfolios stay as they are. Revoke the device in the hub's Users screen to end it there too.
+         */
+        delete: operations["forgetSync"];
+        options?: never;
+        /** The hub this instance syncs with */
+        head: operations["getSyncConfigHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one sync round now
+         * @description Admins. Pulls the hub changes, pushes local ones (files first), pulls again what the push made, and answers when the round ends (joins one already running).
+         */
+        post: operations["runSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sync state, progress, pending changes and the last error in words */
+        get: operations["getSyncStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Sync state, progress, pending changes and the last error in words */
+        head: operations["getSyncStatusHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -516,7 +580,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -629,6 +693,10 @@ export interface components {
             modifiedBy: string;
             /** @description Change sequence number of the last change */
             seq: number;
+            /** @description The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10) */
+            fileHashes?: {
+                [key: string]: string;
+            };
         };
         FileDescriptionBody: {
             description: string;
@@ -948,6 +1016,63 @@ export interface components {
         SignInBody: {
             username: string;
             password: string;
+        };
+        SyncConfig: {
+            hubUrl: string;
+            username: string;
+            /** @description This device's id on the hub (listed in its Users screen) */
+            deviceId: string;
+            /** @description Names this library in its mutations */
+            replicaId: string;
+        };
+        SyncConfigBody: {
+            /** @description e.g. http://hub:8080 */
+            hubUrl: string;
+            username: string;
+            /** @description Used once, never stored */
+            password: string;
+        };
+        SyncRoundSummary: {
+            /** @description Hub changes applied here */
+            pulled: number;
+            /** @description Local changes sent to the hub */
+            pushed: number;
+            /** @description Conflicts this round made (here or on the hub) */
+            conflicts: number;
+            blobsUp: number;
+            blobsDown: number;
+            bytesUp: number;
+            bytesDown: number;
+            durationMs: number;
+        };
+        SyncStatus: {
+            /** @description `offline`: the hub cannot be reached; rounds back off and try again */
+            state: "idle" | "running" | "error" | "offline";
+            /** @description When the last round ended well (ms since the epoch) */
+            lastSuccess: number | null;
+            lastError: {
+                code: string;
+                /** @description In words, for a person */
+                message: string;
+                time: number;
+            } | null;
+            pending: {
+                /** @description Local changes not yet on the hub */
+                changes: number;
+                /** @description Files those changes refer to */
+                blobs: number;
+                bytes: number;
+            };
+            progress: {
+                /** @description Records pulled and pushed so far this round */
+                done: number;
+                /** @description Records known to do this round (grows while pulling) */
+                total: number;
+                /** @description File bytes moved so far this round */
+                bytes: number;
+            };
+            /** @description Unresolved conflicts in this library */
+            conflicts: number;
         };
         TrashItem: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -4535,6 +4660,572 @@ export interface operations {
             };
             /** @description `RESYNC_REQUIRED`: Changes that old are no longer known; start again from since=0. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getSyncConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    configureSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncConfigBody"];
+            };
+        };
+        responses: {
+            /** @description Configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    forgetSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    getSyncConfigHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRoundSummary"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncStatus"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatusHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
