@@ -14,7 +14,7 @@ const idle: SyncStatus = {
   lastSuccess: Date.now() - 2 * 60_000,
   lastError: null,
   pending: { changes: 0, blobs: 0, bytes: 0 },
-  progress: null,
+  progress: { done: 0, total: 0, bytes: 0 },
   conflicts: 0,
 };
 

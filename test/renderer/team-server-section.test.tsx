@@ -23,7 +23,7 @@ function status(overrides: Partial<SyncStatus> = {}): SyncStatus {
     lastSuccess: Date.now() - 5 * MINUTE,
     lastError: null,
     pending: { changes: 0, blobs: 0, bytes: 0 },
-    progress: null,
+    progress: { done: 0, total: 0, bytes: 0 },
     conflicts: 0,
     ...overrides,
   };
@@ -150,7 +150,7 @@ describe('Settings → Team server', () => {
         body: status({
           state: 'error',
           lastError: {
-            code: 'DEVICE_REVOKED',
+            code: 'SYNC_DEVICE_REVOKED',
             message: 'this device was signed out of the hub; sign in again',
             time: Date.now(),
           },

@@ -1,55 +1,24 @@
+import type {
+  SyncConfigBody,
+  SyncConfigView,
+  SyncRoundSummaryView,
+  SyncStatusView,
+} from '../../../shared';
 import { NetworkError } from './api-error';
-import { authHeaders, errorFromResponse } from './api-client';
+import { api, authHeaders, done, errorFromResponse, ok } from './api-client';
 
 /*
- * Sync: the replica's control API (admin), the hub's devices and conflicts (DESIGN §10, the shapes
- * pinned in docs/API.md "Sync"). The calls go through fetch with the session header and end in
- * the same ApiError as the typed client.
+ * Sync (DESIGN §10, docs/API.md "Sync"): the replica's control API (admin) through the typed
+ * client; the hub's devices and conflicts through fetch with the session header, ending in the
+ * same ApiError, until their operations are in the generated client.
  */
 
-export type SyncState = 'idle' | 'running' | 'error' | 'offline';
-
-export interface SyncError {
-  code: string;
-  message: string;
-  time: number;
-}
-
-export interface SyncStatus {
-  state: SyncState;
-  /** When the last round ended well (ms since the epoch), null before the first. */
-  lastSuccess: number | null;
-  lastError: SyncError | null;
-  pending: { changes: number; blobs: number; bytes: number };
-  /** The round under way: records done of total, and bytes moved so far. */
-  progress: { done: number; total: number; bytes: number } | null;
-  /** Open conflicts on this replica. */
-  conflicts: number;
-}
-
-export interface SyncConfig {
-  hubUrl: string;
-  username: string;
-  deviceId: string;
-  replicaId: string;
-}
-
-export interface SyncConfigBody {
-  hubUrl: string;
-  username: string;
-  password: string;
-}
-
-export interface SyncRoundSummary {
-  pulled: number;
-  pushed: number;
-  conflicts: number;
-  blobsUp: number;
-  blobsDown: number;
-  bytesUp: number;
-  bytesDown: number;
-  durationMs: number;
-}
+export type SyncStatus = SyncStatusView;
+export type SyncState = SyncStatus['state'];
+export type SyncError = NonNullable<SyncStatus['lastError']>;
+export type SyncConfig = SyncConfigView;
+export type SyncRoundSummary = SyncRoundSummaryView;
+export type { SyncConfigBody };
 
 export interface Device {
   deviceId: string;
@@ -123,13 +92,12 @@ async function call<T>(method: string, url: string, body?: unknown, signal?: Abo
 const encode = encodeURIComponent;
 
 export const getSyncConfig = (signal?: AbortSignal) =>
-  call<SyncConfig>('GET', '/api/v1/sync/config', undefined, signal);
-export const putSyncConfig = (body: SyncConfigBody) =>
-  call<SyncConfig>('PUT', '/api/v1/sync/config', body);
-export const deleteSyncConfig = () => call<void>('DELETE', '/api/v1/sync/config');
+  ok(api.GET('/api/v1/sync/config', { signal }));
+export const putSyncConfig = (body: SyncConfigBody) => ok(api.PUT('/api/v1/sync/config', { body }));
+export const deleteSyncConfig = () => done(api.DELETE('/api/v1/sync/config'));
 export const getSyncStatus = (signal?: AbortSignal) =>
-  call<SyncStatus>('GET', '/api/v1/sync/status', undefined, signal);
-export const runSync = () => call<SyncRoundSummary>('POST', '/api/v1/sync/run');
+  ok(api.GET('/api/v1/sync/status', { signal }));
+export const runSync = () => ok(api.POST('/api/v1/sync/run'));
 
 export const listDevices = (username: string, signal?: AbortSignal) =>
   call<{ devices: Device[] }>(

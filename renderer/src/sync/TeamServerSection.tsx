@@ -14,7 +14,13 @@ import { TextField } from '../components/TextField';
 import { useToast } from '../components/use-toast';
 import { formatBytes, formatDate, formatRelativeTime } from '../lib/format';
 import { SETTINGS_POLL, useSyncConfig, useSyncStatus } from './use-sync';
-import { SYNC_STATE_WORDS, describeSyncError, pendingText, syncErrorText } from './sync-words';
+import {
+  SYNC_STATE_WORDS,
+  describeSyncError,
+  isSignedOut,
+  pendingText,
+  syncErrorText,
+} from './sync-words';
 
 export const TEAM_SERVER_ANCHOR = 'team-server';
 
@@ -174,7 +180,7 @@ function ConfiguredHub({ config }: { config: SyncConfig }) {
     },
   });
 
-  const revoked = status.data?.lastError?.code === 'DEVICE_REVOKED';
+  const revoked = isSignedOut(status.data?.lastError?.code);
   const running = status.data?.state === 'running' || run.isPending;
 
   return (

@@ -9,7 +9,12 @@ const SYNC_ERROR_WORDS = {
     'The hub cannot be reached. Check the address and that the team server is running; the app tries again by itself.',
   HUB_NOT_PORTFOLIO: 'That address is not a Portfolio Manager server.',
   HUB_TOO_OLD: 'The hub is too old for this app: update the team server first.',
+  SYNC_DEVICE_REVOKED: 'This device was signed out of the hub. Sign in again to go on syncing.',
   DEVICE_REVOKED: 'This device was signed out of the hub. Sign in again to go on syncing.',
+  SYNC_REPLICA_ID_TAKEN:
+    'Another device syncs under this library’s id. Sign in again to give this one its own.',
+  HUB_ERROR: 'The hub failed to answer. Sync tries again by itself.',
+  SYNC_UNAVAILABLE: 'This storage backend cannot sync with a hub.',
   DISK_FULL: 'The disk is full. Free some space; syncing goes on by itself afterwards.',
   SYNC_NOT_CONFIGURED: 'No team server is set up.',
 } as const satisfies Record<string, string>;
@@ -30,13 +35,17 @@ function isDiskFull(code: string, message: string): boolean {
   return code === 'DISK_FULL' || /ENOSPC|no space left/i.test(message);
 }
 
+/** The device token no longer works on the hub: only signing in again helps. */
+export const isSignedOut = (code: string | undefined): boolean =>
+  code === 'SYNC_DEVICE_REVOKED' || code === 'DEVICE_REVOKED' || code === 'SYNC_REPLICA_ID_TAKEN';
+
 /** Words for a sync error from its code, keeping the server's own message where it adds facts. */
 export function syncErrorText(code: string, message: string): string {
   if (isDiskFull(code, message)) return SYNC_ERROR_WORDS.DISK_FULL;
   const words = wordsFor(code);
   if (!words) return message;
   // "hub too old: it speaks sync protocol 1, this app needs 2" says which versions.
-  if (code === 'HUB_TOO_OLD' && message) return `${words} (${message})`;
+  if ((code === 'HUB_TOO_OLD' || code === 'HUB_ERROR') && message) return `${words} (${message})`;
   return words;
 }
 

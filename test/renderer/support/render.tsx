@@ -34,21 +34,20 @@ export class FakeApi {
   }
 
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = (
-      init?.method ?? (input instanceof Request ? input.method : 'GET')
-    ).toUpperCase();
-    const headers = new Headers(init?.headers);
-    const request: SeenRequest = {
-      method,
+    // openapi-fetch hands over a Request; plain calls a URL and their init.
+    const request = input instanceof Request ? input : new Request(String(input), init);
+    const url = new URL(request.url);
+    const text = await request.text();
+    const seen: SeenRequest = {
+      method: request.method.toUpperCase(),
       path: `${url.pathname}${url.search}`,
-      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
-      authorization: headers.get('Authorization'),
+      body: text ? JSON.parse(text) : undefined,
+      authorization: request.headers.get('Authorization'),
     };
-    this.requests.push(request);
-    const handler = this.#routes.get(`${method} ${request.path}`);
+    this.requests.push(seen);
+    const handler = this.#routes.get(`${seen.method} ${seen.path}`);
     const reply = handler
-      ? handler(request)
+      ? handler(seen)
       : { status: 404, body: errorBody('ROUTE_NOT_FOUND', 'No such endpoint.') };
     return new Response(
       reply.status === 204 || reply.body === undefined ? null : JSON.stringify(reply.body),
