@@ -487,6 +487,33 @@ export interface components {
             /** @description Change only if still at this revision */
             revision?: number;
         };
+        Conflict: {
+            conflictId: string;
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description "field" or "delete" */
+            kind: "field" | "delete";
+            /** @description Milliseconds since the Unix epoch */
+            createdTime: number;
+            /** @description Username whose device (or session) sent the mutation */
+            by: string;
+            replicaId: string;
+            mutationId: string;
+            baseRevision: number;
+            fields: {
+                [key: string]: components["schemas"]["ConflictField"];
+            };
+            /** @description What happened, in words */
+            note: string;
+        };
+        ConflictField: {
+            /** @description The value at the base revision; null when it is unknown */
+            base: unknown;
+            /** @description The hub's value, which the record keeps */
+            current: unknown;
+            /** @description The replica's value, kept here until resolved */
+            theirs: unknown;
+        };
         CoverFile: {
             fileId: string;
             originalFilename: string;
@@ -697,6 +724,8 @@ export interface components {
             fileHashes?: {
                 [key: string]: string;
             };
+            /** @description Sync conflicts waiting for a person (DESIGN §10); absent when none */
+            conflicts?: components["schemas"]["Conflict"][];
         };
         FileDescriptionBody: {
             description: string;
