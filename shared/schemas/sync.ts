@@ -52,3 +52,80 @@ export const AppliedMutationSchema = Type.Object({
   time: Timestamp,
 });
 export type AppliedMutation = Static<typeof AppliedMutationSchema>;
+
+// ---- Hello and devices ----
+
+export const SYNC_PROTOCOL = 1;
+
+export const SyncHelloSchema = Type.Object(
+  {
+    product: Type.Literal('portfolio-manager'),
+    protocol: Type.Integer({ minimum: 1, description: 'The sync protocol this server speaks' }),
+    version: Type.String({ description: 'The server package version' }),
+  },
+  { $id: 'SyncHello' },
+);
+
+export const ReplicaId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
+  description: 'Letters, digits, ".", ":", "-" and "_"; at most 64 characters',
+});
+
+export const CreateDeviceBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    replicaId: ReplicaId,
+  },
+  { $id: 'CreateDeviceBody', additionalProperties: false },
+);
+
+export const DeviceSchema = Type.Object(
+  {
+    deviceId: Type.String(),
+    name: Type.String(),
+    replicaId: Type.String(),
+    username: Type.String(),
+    createdDate: Timestamp,
+    lastSeen: Timestamp,
+  },
+  { $id: 'Device' },
+);
+
+export const CreatedDeviceSchema = Type.Object(
+  {
+    deviceId: Type.String(),
+    token: Type.String({
+      description: 'Send as `Authorization: Bearer <token>`; shown once, the hub keeps its hash',
+    }),
+    name: Type.String(),
+    replicaId: Type.String(),
+    username: Type.String(),
+    createdDate: Timestamp,
+  },
+  { $id: 'CreatedDevice' },
+);
+
+export const DeviceListSchema = Type.Object(
+  { devices: Type.Array(DeviceSchema) },
+  { $id: 'DeviceList' },
+);
+
+export const DeviceListQuerySchema = Type.Object(
+  {
+    username: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Admins: only this user’s devices' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceIdParamsSchema = Type.Object({
+  deviceId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+export type SyncHello = Static<typeof SyncHelloSchema>;
+export type CreateDeviceBody = Static<typeof CreateDeviceBodySchema>;
+export type Device = Static<typeof DeviceSchema>;
+export type CreatedDevice = Static<typeof CreatedDeviceSchema>;
