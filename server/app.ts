@@ -17,6 +17,7 @@ import validation from './plugins/validation';
 import authRoutes from './routes/auth';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
+import deviceRoutes from './routes/devices';
 import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
@@ -101,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(trashRoutes);
   await app.register(changeRoutes);
   await app.register(syncControlRoutes);
+  await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

@@ -11,6 +11,10 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { statusCode: 401, message: 'A valid session is required.' },
   SESSION_EXPIRED: { statusCode: 401, message: 'The session has expired; sign in again.' },
   INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
+  DEVICE_REVOKED: {
+    statusCode: 401,
+    message: 'This device was signed out of the hub; sign in again.',
+  },
   FORBIDDEN: { statusCode: 403, message: 'Your role does not allow this action.' },
   FORBIDDEN_FIELD: { statusCode: 403, message: 'Only an admin may set this field.' },
   CATEGORY_NOT_ALLOWED: {
@@ -25,10 +29,16 @@ export const ERROR_CODES = {
   PORTFOLIO_NOT_FOUND: { statusCode: 404, message: 'No such portfolio.' },
   USER_NOT_FOUND: { statusCode: 404, message: 'No such user.' },
   FILE_NOT_FOUND: { statusCode: 404, message: 'No such file.' },
+  DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
+  CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
   REVISION_NOT_FOUND: { statusCode: 404, message: 'No such revision of this portfolio is kept.' },
   ID_TAKEN: { statusCode: 409, message: 'The specified identifier is already taken.' },
   USERNAME_TAKEN: { statusCode: 409, message: 'That username is already taken.' },
   REVISION_CONFLICT: { statusCode: 409, message: 'The portfolio was changed by someone else.' },
+  REPLICA_ID_TAKEN: {
+    statusCode: 409,
+    message: 'This replica id belongs to another device; sign in to the hub again.',
+  },
   LAST_ADMIN: { statusCode: 409, message: 'The last admin cannot be deleted or demoted.' },
   RESYNC_REQUIRED: {
     statusCode: 410,

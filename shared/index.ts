@@ -9,3 +9,4 @@ export * from './media-types';
 export * from './permissions';
 export * from './schemas/history';
 export * from './schemas/sync-replica';
+export * from './schemas/sync';

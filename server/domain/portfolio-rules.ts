@@ -179,7 +179,7 @@ export function expectedRevision(
 }
 
 /** Bookkeeping that every change moves; never listed as a changed field. */
-const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime']);
+const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime', 'syncApplied']);
 
 /** The record's top-level keys whose values differ (all of them for a new portfolio). */
 export function changedFields(previous: PortfolioRecord | null, next: PortfolioRecord): string[] {

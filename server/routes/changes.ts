@@ -24,6 +24,7 @@ function feedItem(change: Change): ChangeItem {
       ...detailView(change.portfolio),
       seq: change.portfolio.seq,
       fileHashes: Object.fromEntries(filesOf(change.portfolio).map((f) => [f.fileId, f.sha256])),
+      ...(change.portfolio.conflicts?.length && { conflicts: change.portfolio.conflicts }),
     },
   };
 }

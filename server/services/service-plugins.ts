@@ -1,6 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { UserService } from './user-service';
 
@@ -10,6 +11,8 @@ declare module 'fastify' {
     portfolioService: PortfolioService;
     /** User management and the first admin. */
     userService: UserService;
+    /** Device tokens of sync replicas (DESIGN §10). */
+    deviceService: DeviceService;
   }
 }
 
@@ -17,6 +20,7 @@ declare module 'fastify' {
 export const userServicePlugin = fp(
   async function userService(app: FastifyInstance) {
     app.decorate('userService', new UserService(app.userRepository, app.config.auth));
+    app.decorate('deviceService', new DeviceService(app.userRepository));
   },
   { name: 'user-service', dependencies: ['storage'] },
 );

@@ -1,5 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PortfolioRecord, StoredFile } from '../../shared';
+import type { Conflict, PortfolioRecord, StoredFile } from '../../shared';
+import {
+  FILE_LIST_FIELDS,
+  MERGED_FIELDS,
+  mergeRecords,
+  type FieldConflict,
+  type MergeFields,
+} from '../domain/three-way-merge';
 
 /**
  * Pure helpers of the replica (DESIGN §10): the hub's feed item as a stored record, the fields a
@@ -11,62 +18,34 @@ export type SyncRecord = PortfolioRecord & {
   createdBy?: string;
   modifiedBy?: string;
   seq?: number;
-  conflicts?: Conflict[];
 };
 
-export interface Conflict {
-  conflictId: string;
-  portfolioId: string;
-  kind: 'field' | 'delete';
-  createdTime: number;
-  by: string;
-  replicaId: string;
-  mutationId: string;
-  baseRevision: number;
-  fields: Record<string, { base: unknown; current: unknown; theirs: unknown }>;
-  note: string;
-}
+export type { Conflict };
 
-/** Tag lists merge as sets; file lists as sets by fileId (the hub's rule). */
-export const TAG_LISTS = new Set([
-  'relativeCategory',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'certificateByOrg',
-]);
-export const FILE_LISTS = new Set(['draftingProcess', 'additionalDocument']);
-
-/** Kept by each side itself: never part of a mutation's changed fields. */
-const SYSTEM_FIELDS = new Set([
-  'portfolioId',
+/** Left out of a create's fields: stamped or kept by the hub. */
+const NOT_CREATED = new Set([
   'revision',
   'seq',
   'createdBy',
   'modifiedBy',
-  'createdTime',
-  'modifiedTime',
   'conflicts',
+  'syncApplied',
 ]);
-/** Left out of a create's fields: stamped by the hub. */
-const NOT_CREATED = new Set(['revision', 'seq', 'createdBy', 'modifiedBy', 'conflicts']);
 
 /** The fields of `record` for a create mutation (stored-record names, file metadata objects). */
 export function createFields(record: SyncRecord): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([key]) => !NOT_CREATED.has(key)));
 }
 
-/** Top-level fields whose values differ from `reference` to `record`, with `record`'s values. */
+/** Content fields whose values differ from `reference` to `record`, with `record`'s values. */
 export function changedFields(
   reference: Partial<SyncRecord> | null | undefined,
-  record: SyncRecord,
+  record: Partial<SyncRecord>,
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  const keys = new Set([...Object.keys(reference ?? {}), ...Object.keys(record)]);
-  for (const key of keys) {
-    if (SYSTEM_FIELDS.has(key)) continue;
-    const value = (record as Record<string, unknown>)[key];
-    const before = (reference as Record<string, unknown> | null | undefined)?.[key];
+  for (const key of MERGED_FIELDS) {
+    const value = record[key];
+    const before = reference?.[key];
     if (!isDeepStrictEqual(value, before)) fields[key] = value ?? null;
   }
   return fields;
@@ -77,7 +56,7 @@ export function filesIn(fields: Record<string, unknown>): string[] {
   const shas = new Set<string>();
   const cover = fields.cover as StoredFile | null | undefined;
   if (cover?.sha256) shas.add(cover.sha256);
-  for (const slot of FILE_LISTS) {
+  for (const slot of FILE_LIST_FIELDS) {
     for (const file of (fields[slot] as StoredFile[] | undefined) ?? []) shas.add(file.sha256);
   }
   return [...shas];
@@ -87,66 +66,28 @@ export function filesOfRecord(record: SyncRecord): string[] {
   return filesIn(record as unknown as Record<string, unknown>);
 }
 
-function mergeSet<T>(base: T[], mine: T[], theirs: T[], key: (item: T) => string): T[] {
-  const baseKeys = new Set(base.map(key));
-  const mineKeys = new Set(mine.map(key));
-  const removed = new Set([...baseKeys].filter((k) => !mineKeys.has(k)));
-  const result = theirs.filter((item) => !removed.has(key(item)));
-  const have = new Set(result.map(key));
-  for (const item of mine) {
-    if (!baseKeys.has(key(item)) && !have.has(key(item))) {
-      result.push(item);
-      have.add(key(item));
-    }
-  }
-  return result;
-}
-
 export interface MergeResult {
-  /** `theirs` with mine applied where it does not collide. */
+  /** `current` with mine applied where it does not collide. */
   merged: Record<string, unknown>;
-  /** Same field changed on both sides to different values: theirs kept, mine in `theirs`. */
-  conflicts: Record<string, { base: unknown; current: unknown; theirs: unknown }>;
+  /** Same field changed on both sides to different values: current kept, mine is `theirs`. */
+  conflicts: Record<string, FieldConflict>;
 }
 
 /**
- * Three-way merge by field: `mine` are the fields a pending local edit changed since `base`,
- * `current` is the hub's record now. The hub's rule: disjoint fields merge, tag and file lists
- * merge as sets, the same scalar field changed to different values keeps the hub's value and is
- * a conflict (mine is `theirs`). Nothing is decided by time.
+ * Three-way merge by field, the hub's own rule (server/domain/three-way-merge.ts): `mine` are
+ * the fields a pending local edit changed since `base`, `current` is the hub's record now.
  */
 export function mergeFields(
   base: Record<string, unknown> | null,
   mine: Record<string, unknown>,
   current: Record<string, unknown>,
 ): MergeResult {
-  const merged: Record<string, unknown> = { ...current };
-  const conflicts: MergeResult['conflicts'] = {};
-  for (const [field, value] of Object.entries(mine)) {
-    const before = base?.[field];
-    const now = current[field];
-    if (isDeepStrictEqual(value, now)) continue;
-    if (base && isDeepStrictEqual(before, now)) {
-      merged[field] = value;
-    } else if (TAG_LISTS.has(field)) {
-      merged[field] = mergeSet(
-        (before as string[] | undefined) ?? [],
-        (value as string[] | null) ?? [],
-        (now as string[] | undefined) ?? [],
-        (tag) => tag,
-      );
-    } else if (FILE_LISTS.has(field)) {
-      merged[field] = mergeSet(
-        (before as StoredFile[] | undefined) ?? [],
-        (value as StoredFile[] | null) ?? [],
-        (now as StoredFile[] | undefined) ?? [],
-        (file) => file.fileId,
-      );
-    } else {
-      conflicts[field] = { base: before ?? null, current: now ?? null, theirs: value };
-    }
-  }
-  return { merged, conflicts };
+  const { merged, conflicts } = mergeRecords(
+    base as MergeFields | null,
+    current as MergeFields,
+    mine as MergeFields,
+  );
+  return { merged: merged as Record<string, unknown>, conflicts };
 }
 
 /**
