@@ -1,4 +1,5 @@
 import type {
+  Device,
   SyncConfigBody,
   SyncConfigView,
   SyncRoundSummaryView,
@@ -8,9 +9,9 @@ import { NetworkError } from './api-error';
 import { api, authHeaders, done, errorFromResponse, ok } from './api-client';
 
 /*
- * Sync (DESIGN §10, docs/API.md "Sync"): the replica's control API (admin) through the typed
- * client; the hub's devices and conflicts through fetch with the session header, ending in the
- * same ApiError, until their operations are in the generated client.
+ * Sync (DESIGN §10, docs/API.md "Sync"): the replica's control API (admin) and the hub's devices
+ * through the typed client; conflicts through fetch with the session header, ending in the same
+ * ApiError, until their operations are in the generated client.
  */
 
 export type SyncStatus = SyncStatusView;
@@ -20,14 +21,7 @@ export type SyncConfig = SyncConfigView;
 export type SyncRoundSummary = SyncRoundSummaryView;
 export type { SyncConfigBody };
 
-export interface Device {
-  deviceId: string;
-  name: string;
-  replicaId: string;
-  username: string;
-  createdDate: number;
-  lastSeen: number | null;
-}
+export type { Device };
 
 /** Both sides of one field a conflict holds: the base they started from, the kept value, the other. */
 export interface ConflictField {
@@ -100,14 +94,9 @@ export const getSyncStatus = (signal?: AbortSignal) =>
 export const runSync = () => ok(api.POST('/api/v1/sync/run'));
 
 export const listDevices = (username: string, signal?: AbortSignal) =>
-  call<{ devices: Device[] }>(
-    'GET',
-    `/api/v1/devices?username=${encode(username)}`,
-    undefined,
-    signal,
-  );
+  ok(api.GET('/api/v1/devices', { params: { query: { username } }, signal }));
 export const signOutDevice = (deviceId: string) =>
-  call<void>('DELETE', `/api/v1/devices/${encode(deviceId)}`);
+  done(api.DELETE('/api/v1/devices/{deviceId}', { params: { path: { deviceId } } }));
 
 export const listConflicts = (pageToken: string, signal?: AbortSignal) =>
   call<ConflictList>(
