@@ -18,6 +18,7 @@ import authRoutes from './routes/auth';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import deviceRoutes from './routes/devices';
+import syncRoutes from './routes/sync';
 import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
@@ -26,7 +27,11 @@ import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
-import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
+import {
+  portfolioServicePlugin,
+  syncServicePlugin,
+  userServicePlugin,
+} from './services/service-plugins';
 import shellFacade from './shell-facade';
 import syncPlugin from './sync/sync-plugin';
 
@@ -88,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobStore);
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
+  await app.register(syncServicePlugin);
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
 
@@ -103,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(changeRoutes);
   await app.register(syncControlRoutes);
   await app.register(deviceRoutes, { version: packageJson.version });
+  await app.register(syncRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

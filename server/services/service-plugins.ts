@@ -1,8 +1,9 @@
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
+import { SyncService } from './sync-service';
 import { UserService } from './user-service';
 
 declare module 'fastify' {
@@ -13,6 +14,8 @@ declare module 'fastify' {
     userService: UserService;
     /** Device tokens of sync replicas (DESIGN §10). */
     deviceService: DeviceService;
+    /** Replicas' mutations and the conflicts they leave (DESIGN §10). */
+    syncService: SyncService;
   }
 }
 
@@ -43,4 +46,28 @@ export const portfolioServicePlugin = fp(
     );
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);
+
+/** The hub side of sync over the portfolio service, the devices and the blob store. */
+export const syncServicePlugin = fp(
+  async function syncService(app: FastifyInstance) {
+    const blobs = app.blobStore;
+    app.decorate(
+      'syncService',
+      new SyncService({
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        devices: app.deviceService,
+        blobs: {
+          has: (sha256) =>
+            stat(blobs.pathOf(sha256)).then(
+              (found) => found.isFile(),
+              () => false,
+            ),
+          hold: (sha256s) => blobs.hold(sha256s),
+        },
+      }),
+    );
+  },
+  { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
 );

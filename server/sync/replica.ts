@@ -153,6 +153,20 @@ export class Replica {
 
   /** Signs in to the hub once and keeps only the device token (sealed). */
   async configure(hubUrl: string, username: string, password: string): Promise<SyncConfig> {
+    try {
+      return await this.signIn(hubUrl, username, password);
+    } catch (cause) {
+      const error = cause instanceof SyncError ? cause : (localFailure(cause) ?? cause);
+      if (error instanceof SyncError) {
+        this.lastError = { code: error.code, message: error.message, time: Date.now() };
+        this.offline = error.code === 'HUB_UNREACHABLE';
+        this.options.log.warn(`Sync: cannot set up ${hubUrl} (${error.code}): ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  private async signIn(hubUrl: string, username: string, password: string): Promise<SyncConfig> {
     const client = new HubClient(hubUrl);
     await client.hello();
     const replicaId = randomUUID();
