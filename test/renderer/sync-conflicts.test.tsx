@@ -177,7 +177,9 @@ describe('conflicts elsewhere', () => {
     expect(screen.getByRole('list', { name: 'Status' }).textContent).toBe('2 conflicts');
   });
 
-  it('names a resolve in the history list', () => {
+  it('names a resolve and what sync did in the history list', () => {
     expect(commandLabel('resolve-conflict')).toBe('Resolved a sync conflict');
+    expect(commandLabel('sync')).toBe('Synced with the team server');
+    expect(commandLabel('sync-merge')).toBe('Merged with edits from the team server');
   });
 });

@@ -108,7 +108,8 @@ function ConflictItem({
           {formatDate(conflict.createdTime)}
         </time>
       </p>
-      {conflict.note && <p className="notice">{conflict.note}</p>}
+      {/* A field conflict's table says it all; a delete conflict is told by its note. */}
+      {conflict.kind === 'delete' && conflict.note && <p className="notice">{conflict.note}</p>}
       {fields.length > 0 && (
         <table className="compare-table conflict-table">
           <caption className="visually-hidden">

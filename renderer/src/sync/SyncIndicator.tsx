@@ -35,7 +35,12 @@ export function SyncIndicatorView({ status }: { status: SyncStatus | 'unset' | n
       title={`Sync: ${words}${lastSuccess}${conflicts}`}
     >
       <span className={`sync-dot sync-dot--${state}`} aria-hidden="true" />
-      <span className="sync-indicator-text">{words}</span>
+      <span className="sync-indicator-text">
+        {words}
+        {typeof status === 'object' && status && status.conflicts > 0 && (
+          <span className="sync-indicator-conflicts"> · {status.conflicts} to resolve</span>
+        )}
+      </span>
     </Link>
   );
 }
