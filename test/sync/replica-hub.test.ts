@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killRunningClis } from '../helpers/cli-process';
 import { fixtures } from '../helpers/file-fixtures';
 import {
@@ -7,7 +7,6 @@ import {
   portfolioBody,
   removeDir,
   startNode,
-  stopNode,
   syncNow,
   tempDir,
   type Node,
