@@ -137,7 +137,7 @@ export interface paths {
         get?: never;
         /**
          * Set or replace the cover
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
          */
         put: operations["setCover"];
         post?: never;
@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -919,6 +919,11 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
         };
+        /**
+         * Format: binary
+         * @description The file's own bytes, named by `Content-Disposition: attachment; filename="<name>"` (or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: the type is sniffed from the bytes all the same.
+         */
+        RawFileUpload: Blob;
         RevisionList: {
             revisions: components["schemas"]["RevisionSummary"][];
             /** @description Revisions kept for this portfolio */
@@ -2548,6 +2553,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -2558,6 +2565,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -2688,6 +2697,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -2698,6 +2709,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -2828,6 +2841,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -2838,6 +2853,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
