@@ -15,6 +15,7 @@ import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation from './plugins/validation';
 import authRoutes from './routes/auth';
+import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import fileChangeRoutes from './routes/file-changes';
@@ -24,7 +25,11 @@ import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
 import userRoutes from './routes/users';
-import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
+import {
+  blobServicePlugin,
+  portfolioServicePlugin,
+  userServicePlugin,
+} from './services/service-plugins';
 import shellFacade from './shell-facade';
 
 export type { AppOptions } from './config';
@@ -85,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobStore);
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
+  await app.register(blobServicePlugin);
   await app.register(shellFacade);
 
   // Routes.
@@ -97,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(revisionRoutes);
   await app.register(trashRoutes);
   await app.register(changeRoutes);
+  await app.register(blobRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError } from '../errors';
@@ -32,34 +32,74 @@ export function rawBodyOf(request: FastifyRequest): Readable | undefined {
  * Reads a raw body through `read`, which may destroy the stream it is given when it refuses the
  * body (over a limit, a pixel bomb) without destroying the request, and so the connection: the
  * refusal can still be answered. That answer then closes the connection (`Connection: close`)
- * rather than reading the rest of a body nobody wants. A client that goes away fails the stream
- * with ECONNRESET, as the request itself would.
+ * rather than reading the rest of a body nobody wants.
  */
 export async function readRawBody<T>(
   body: Readable,
   read: (stream: Readable) => Promise<T>,
 ): Promise<T> {
-  const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const cutShort = () => {
-    if (body.readableEnded) return;
-    const error = Object.assign(new Error('The client closed the connection mid-body.'), {
-      code: 'ECONNRESET',
-    });
-    stream.destroy(error);
-  };
-  body.once('error', cutShort);
-  body.once('close', cutShort);
-  body.pipe(stream);
+  const stream = new BodyStream(body);
   try {
     return await read(stream);
   } catch (error) {
-    body.unpipe(stream);
+    stream.destroy();
     if (!body.readableEnded && error instanceof ApiError) error.headers.connection = 'close';
     throw error;
-  } finally {
-    body.off('error', cutShort);
-    body.off('close', cutShort);
   }
+}
+
+/**
+ * The request body as a stream of its own. A client that goes away fails it with ECONNRESET, as
+ * the request itself would, but only after every byte that arrived before was read from it (a
+ * resumable upload keeps them all); destroying it leaves the request alone.
+ */
+class BodyStream extends Readable {
+  private cut: Error | undefined;
+
+  constructor(private readonly body: Readable) {
+    super({ highWaterMark: 1024 * 1024 });
+    body.on('data', this.onData);
+    body.once('end', this.onEnd);
+    body.once('error', this.onCut);
+    body.once('close', this.onCut);
+  }
+
+  override _read(): void {
+    if (this.cut) this.destroy(this.cut);
+    else this.body.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.body.off('data', this.onData);
+    this.body.off('end', this.onEnd);
+    this.body.off('error', this.onCut);
+    this.body.off('close', this.onCut);
+    callback(error);
+  }
+
+  private readonly onData = (chunk: Buffer) => {
+    if (!this.push(chunk)) this.body.pause();
+  };
+
+  private readonly onEnd = () => {
+    this.push(null);
+  };
+
+  private readonly onCut = () => {
+    if (this.body.readableEnded || this.cut) return;
+    this.cut = Object.assign(new Error('The client closed the connection mid-body.'), {
+      code: 'ECONNRESET',
+    });
+    // What is still buffered is read first, then the stream fails.
+    if (this.readableLength === 0) return this.destroy(this.cut);
+    const failOnceRead = () => {
+      if (this.readableLength > 0) return;
+      this.off('data', failOnceRead);
+      // After the reader's own 'data' handler has taken the last chunk.
+      process.nextTick(() => this.destroy(this.cut));
+    };
+    this.on('data', failOnceRead);
+  };
 }
 
 /**
