@@ -137,7 +137,7 @@ export interface paths {
         get?: never;
         /**
          * Set or replace the cover
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
          */
         put: operations["setCover"];
         post?: never;
@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -399,33 +399,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/sync/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The hub this instance syncs with */
-        get: operations["getSyncConfig"];
-        /**
-         * Sign in to a hub once and sync with it
-         * @description Admins. Checks the hub (`GET /api/v1/sync/hello`), signs in with the password once, registers this instance as a device and keeps only the device token (sealed). A background round starts at once.
-         */
-        put: operations["configureSync"];
-        post?: never;
-        /**
-         * Forget the hub
-         * @description Admins. Stops syncing and drops the device token; local portfolios stay as they are. Revoke the device in the hub's Users screen to end it there too.
-         */
-        delete: operations["forgetSync"];
-        options?: never;
-        /** The hub this instance syncs with */
-        head: operations["getSyncConfigHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/sync/run": {
+    "/api/v1/blobs/missing": {
         parameters: {
             query?: never;
             header?: never;
@@ -435,185 +409,38 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run one sync round now
-         * @description Admins. Pulls the hub changes, pushes local ones (files first), pulls again what the push made, and answers when the round ends (joins one already running).
+         * Which of these blobs the server lacks
+         * @description At most 1000 SHA-256s. Those the server has are kept for an hour even if no record refers to them yet, so the change that will refer to them finds them.
          */
-        post: operations["runSync"];
+        post: operations["findMissingBlobs"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/sync/status": {
+    "/api/v1/blobs/{sha256}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Sync state, progress, pending changes and the last error in words */
-        get: operations["getSyncStatus"];
-        put?: never;
+        /**
+         * A blob's bytes
+         * @description Only blobs some kept record (live, trashed or a kept revision) refers to; others: 404. ETag = "<sha256>", If-None-Match (304), one byte Range (206, 416).
+         */
+        get: operations["downloadBlob"];
+        /**
+         * Upload a blob, or continue a partial upload of it
+         * @description The raw bytes (`Content-Type: application/octet-stream`). Whole: `Content-Length`. Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset.
+         */
+        put: operations["uploadBlob"];
         post?: never;
         delete?: never;
         options?: never;
-        /** Sync state, progress, pending changes and the last error in words */
-        head: operations["getSyncStatusHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/sync/hello": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What this server is, for a replica checking its hub
-         * @description No session needed. A replica refuses a hub whose `product` differs or whose `protocol` is lower than it needs.
-         */
-        get: operations["syncHello"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        /**
-         * What this server is, for a replica checking its hub
-         * @description No session needed. A replica refuses a hub whose `product` differs or whose `protocol` is lower than it needs.
-         */
-        head: operations["syncHelloHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/devices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Device tokens: your own; an admin sees all
-         * @description Live (not revoked) devices. Admins see every user’s and may filter with `username`; anyone else only their own (another username is 403).
-         */
-        get: operations["listDevices"];
-        put?: never;
-        /**
-         * Exchange a password session for a device token
-         * @description Editors and admins, signed in with a password (not a device token). The token is shown once; the hub keeps only its SHA-256. It never expires by idleness and acts with the current rights of its user until revoked. A replica id held by a live device of another user is 409 REPLICA_ID_TAKEN; the caller's own older device for the same replica is revoked (the replica signed in again).
-         */
-        post: operations["createDevice"];
-        delete?: never;
-        options?: never;
-        /**
-         * Device tokens: your own; an admin sees all
-         * @description Live (not revoked) devices. Admins see every user’s and may filter with `username`; anyone else only their own (another username is 403).
-         */
-        head: operations["listDevicesHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/devices/{deviceId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Sign a device out of the hub
-         * @description Your own device, or any as an admin. Its token answers 401 DEVICE_REVOKED from now on.
-         */
-        delete: operations["revokeDevice"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/sync/mutations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Apply a replica's changes, each in its own transaction
-         * @description Editors and admins (a device token or a session), with the rights of that user. Applied in order; each answers `applied` (base = current), `merged` (other fields changed on the hub since the base), `conflict` (the same field changed on both sides: the hub keeps its value and stores a conflict; or an edit met a delete) or `rejected` with an error (FORBIDDEN, VALIDATION_FAILED, BLOBS_MISSING, UNKNOWN_BASE_REVISION, PORTFOLIO_NOT_FOUND, ID_TAKEN): nothing of a rejected mutation is applied. A mutation id seen before answers its stored result again. A replica id bound to another device is 409 REPLICA_ID_TAKEN for the whole request.
-         */
-        post: operations["applyMutations"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/conflicts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Unresolved sync conflicts, newest first
-         * @description Editors and admins. Each with the title of its portfolio.
-         */
-        get: operations["listConflicts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        /**
-         * Unresolved sync conflicts, newest first
-         * @description Editors and admins. Each with the title of its portfolio.
-         */
-        head: operations["listConflictsHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/portfolio/{portfolioId}/conflicts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One portfolio's unresolved sync conflicts */
-        get: operations["listPortfolioConflicts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        /** One portfolio's unresolved sync conflicts */
-        head: operations["listPortfolioConflictsHead"];
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/conflicts/{conflictId}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Resolve a sync conflict
-         * @description Same rules as PUT. `keep` picks the side each conflicting field takes; `fields` (optional) gives edited values over both. An update with command `resolve-conflict` (in history) that removes the conflict. A delete conflict whose chosen side is the deleted one then moves the portfolio to the trash. `revision` (or If-Match) makes it conditional.
-         */
-        post: operations["resolveConflict"];
-        delete?: never;
-        options?: never;
-        head?: never;
+        /** Whether the server has a blob, or how much of an upload of it it kept */
+        head: operations["getBlobStateHead"];
         patch?: never;
         trace?: never;
     };
@@ -621,6 +448,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BlobUpload: {
+            /** @description A SHA-256, 64 lower-case hex digits */
+            sha256: string;
+            /** @description The blob size in bytes */
+            size: number;
+            /** @description Bytes kept so far (202: the upload is partial) */
+            offset?: number;
+        };
         Change: {
             seq: number;
             portfolioId: string;
@@ -640,61 +475,6 @@ export interface components {
         ConditionalBody: {
             /** @description Change only if still at this revision */
             revision?: number;
-        };
-        Conflict: {
-            /** @description `<portfolioId>.<random>`: names its portfolio */
-            conflictId: string;
-            /** @description Letters, digits, "-" and "_"; at most 64 characters */
-            portfolioId: string;
-            /** @description "field" or "delete" */
-            kind: "field" | "delete";
-            /** @description Milliseconds since the Unix epoch */
-            createdTime: number;
-            /** @description Username whose device (or session) sent the mutation */
-            by: string;
-            replicaId: string;
-            mutationId: string;
-            baseRevision: number;
-            fields: {
-                [key: string]: components["schemas"]["ConflictField"];
-            };
-            /** @description What happened, in words */
-            note: string;
-        };
-        ConflictField: {
-            /** @description The value at the base revision; null when it is unknown */
-            base: unknown;
-            /** @description The hub's value, which the record keeps */
-            current: unknown;
-            /** @description The replica's value, kept here until resolved */
-            theirs: unknown;
-        };
-        ConflictList: {
-            conflicts: components["schemas"]["ConflictListItem"][];
-            total: number;
-            /** @description Empty on the last page */
-            nextPageToken: string;
-        };
-        ConflictListItem: {
-            /** @description `<portfolioId>.<random>`: names its portfolio */
-            conflictId: string;
-            /** @description Letters, digits, "-" and "_"; at most 64 characters */
-            portfolioId: string;
-            /** @description "field" or "delete" */
-            kind: "field" | "delete";
-            /** @description Milliseconds since the Unix epoch */
-            createdTime: number;
-            /** @description Username whose device (or session) sent the mutation */
-            by: string;
-            replicaId: string;
-            mutationId: string;
-            baseRevision: number;
-            fields: {
-                [key: string]: components["schemas"]["ConflictField"];
-            };
-            /** @description What happened, in words */
-            note: string;
-            projectTitle: string;
         };
         CoverFile: {
             fileId: string;
@@ -743,21 +523,6 @@ export interface components {
                 height?: number;
             } | null;
         } | null;
-        CreatedDevice: {
-            deviceId: string;
-            /** @description Send as `Authorization: Bearer <token>`; shown once, the hub keeps its hash */
-            token: string;
-            name: string;
-            replicaId: string;
-            username: string;
-            /** @description Milliseconds since the Unix epoch */
-            createdDate: number;
-        };
-        CreateDeviceBody: {
-            name: string;
-            /** @description Letters, digits, ".", ":", "-" and "_"; at most 64 characters */
-            replicaId: string;
-        };
         CreatePortfolioBody: {
             /** @description Optional client-made id; 409 when taken */
             portfolioId?: string;
@@ -797,19 +562,6 @@ export interface components {
                 allowEdit: string[];
             };
         };
-        Device: {
-            deviceId: string;
-            name: string;
-            replicaId: string;
-            username: string;
-            /** @description Milliseconds since the Unix epoch */
-            createdDate: number;
-            /** @description Milliseconds since the Unix epoch */
-            lastSeen: number;
-        };
-        DeviceList: {
-            devices: components["schemas"]["Device"][];
-        };
         /** @description The one shape of every error answer */
         ErrorBody: {
             /** @enum {string} */
@@ -817,7 +569,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -930,12 +682,6 @@ export interface components {
             modifiedBy: string;
             /** @description Change sequence number of the last change */
             seq: number;
-            /** @description The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10) */
-            fileHashes?: {
-                [key: string]: string;
-            };
-            /** @description Sync conflicts waiting for a person (DESIGN §10); absent when none */
-            conflicts?: components["schemas"]["Conflict"][];
         };
         FileDescriptionBody: {
             description: string;
@@ -997,6 +743,13 @@ export interface components {
             /** @description Empty on the last page */
             nextPageToken: string;
         };
+        MissingBlobs: {
+            /** @description Those the server lacks, in request order */
+            missing: string[];
+        };
+        MissingBlobsBody: {
+            sha256: string[];
+        };
         MultipartFileUpload: {
             /**
              * Format: binary
@@ -1004,50 +757,6 @@ export interface components {
              */
             file: Blob;
             description?: string;
-        };
-        Mutation: {
-            mutationId: string;
-            /** @description Letters, digits, "-" and "_"; at most 64 characters */
-            portfolioId: string;
-            /** @description The hub revision the edit started from; 0 or absent for a create */
-            baseRevision?: number;
-            /** @description create, update, delete or restore (from the trash) */
-            op: "create" | "update" | "delete" | "restore";
-            /** @description Stored-record field names: the whole record for create, the fields changed since the base for update, {} for delete and restore; files as stored file metadata (fileId, sha256, …), never data. Checked per mutation (VALIDATION_FAILED). */
-            fields?: {
-                [key: string]: unknown;
-            };
-            /** @description Every blob the fields reference; all must be on the hub */
-            files?: string[];
-            /** @description Conflicts of this portfolio the replica resolved: the hub removes them too */
-            resolveConflicts?: string[];
-        };
-        MutationResult: {
-            mutationId: string;
-            /** @description A retried mutation answers the status it got the first time */
-            status: "applied" | "merged" | "conflict" | "duplicate" | "rejected";
-            portfolioId: string;
-            /** @description The hub revision after it (0: no such portfolio) */
-            revision: number;
-            /** @description The change seq of that revision (0: none) */
-            seq: number;
-            conflictId?: string;
-            error?: {
-                code: string;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        MutationsBody: {
-            /** @description Letters, digits, ".", ":", "-" and "_"; at most 64 characters */
-            replicaId: string;
-            mutations: components["schemas"]["Mutation"][];
-        };
-        MutationsResponse: {
-            results: components["schemas"]["MutationResult"][];
-        };
-        PortfolioConflicts: {
-            conflicts: components["schemas"]["Conflict"][];
         };
         PortfolioCreated: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -1270,16 +979,16 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
         };
-        ResolveConflictBody: {
-            /** @description Which side's value each conflicting field keeps */
-            keep: "current" | "theirs";
-            /** @description Edited values (stored-record names) that override both sides */
-            fields?: {
-                [key: string]: unknown;
-            };
-            /** @description Resolve only if still at this revision */
-            revision?: number;
-        };
+        /**
+         * Format: binary
+         * @description The bytes of the blob, or of the piece of it that Content-Range names
+         */
+        RawBlob: Blob;
+        /**
+         * Format: binary
+         * @description The file's own bytes, named by `Content-Disposition: attachment; filename="<name>"` (or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: the type is sniffed from the bytes all the same.
+         */
+        RawFileUpload: Blob;
         RevisionList: {
             revisions: components["schemas"]["RevisionSummary"][];
             /** @description Revisions kept for this portfolio */
@@ -1292,7 +1001,7 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
             modifiedBy: string;
-            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict */
+            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate */
             command: string;
             /** @description Top-level keys this revision changed */
             changedFields: string[];
@@ -1309,71 +1018,6 @@ export interface components {
         SignInBody: {
             username: string;
             password: string;
-        };
-        SyncConfig: {
-            hubUrl: string;
-            username: string;
-            /** @description This device's id on the hub (listed in its Users screen) */
-            deviceId: string;
-            /** @description Names this library in its mutations */
-            replicaId: string;
-        };
-        SyncConfigBody: {
-            /** @description e.g. http://hub:8080 */
-            hubUrl: string;
-            username: string;
-            /** @description Used once, never stored */
-            password: string;
-        };
-        SyncHello: {
-            /** @enum {string} */
-            product: "portfolio-manager";
-            /** @description The sync protocol this server speaks */
-            protocol: number;
-            /** @description The server package version */
-            version: string;
-        };
-        SyncRoundSummary: {
-            /** @description Hub changes applied here */
-            pulled: number;
-            /** @description Local changes sent to the hub */
-            pushed: number;
-            /** @description Conflicts this round made (here or on the hub) */
-            conflicts: number;
-            blobsUp: number;
-            blobsDown: number;
-            bytesUp: number;
-            bytesDown: number;
-            durationMs: number;
-        };
-        SyncStatus: {
-            /** @description `offline`: the hub cannot be reached; rounds back off and try again */
-            state: "idle" | "running" | "error" | "offline";
-            /** @description When the last round ended well (ms since the epoch) */
-            lastSuccess: number | null;
-            lastError: {
-                code: string;
-                /** @description In words, for a person */
-                message: string;
-                time: number;
-            } | null;
-            pending: {
-                /** @description Local changes not yet on the hub */
-                changes: number;
-                /** @description Files those changes refer to */
-                blobs: number;
-                bytes: number;
-            };
-            progress: {
-                /** @description Records pulled and pushed so far this round */
-                done: number;
-                /** @description Records known to do this round (grows while pulling) */
-                total: number;
-                /** @description File bytes moved so far this round */
-                bytes: number;
-            };
-            /** @description Unresolved conflicts in this library */
-            conflicts: number;
         };
         TrashItem: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -1462,7 +1106,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentSession"];
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1470,7 +1114,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -1638,7 +1282,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1646,7 +1290,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -1692,7 +1336,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1733,7 +1377,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1741,7 +1385,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -1805,7 +1449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,7 +1457,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -1907,7 +1551,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1962,7 +1606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1970,7 +1614,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2048,7 +1692,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2056,7 +1700,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2176,7 +1820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +1828,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2263,7 +1907,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +1977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2341,7 +1985,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2419,7 +2063,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2427,7 +2071,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2538,7 +2182,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,7 +2249,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2613,7 +2257,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2708,7 +2352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2716,7 +2360,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2839,7 +2483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2491,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -2931,7 +2575,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2974,6 +2618,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -2984,6 +2630,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3010,7 +2658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,7 +2666,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3114,6 +2762,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3124,6 +2774,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3150,7 +2802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3158,7 +2810,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3254,6 +2906,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3264,6 +2918,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3290,7 +2946,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3298,7 +2954,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3464,7 +3120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3128,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3566,7 +3222,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3574,7 +3230,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3695,7 +3351,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3776,7 +3432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3784,7 +3440,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -3926,7 +3582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3934,7 +3590,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4033,7 +3689,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4105,7 +3761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4113,7 +3769,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4183,7 +3839,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4247,7 +3903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4255,7 +3911,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4324,7 +3980,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4397,7 +4053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4405,7 +4061,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4528,7 +4184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4536,7 +4192,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4592,7 +4248,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4656,7 +4312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4664,7 +4320,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4784,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,7 +4448,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4868,7 +4524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4532,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -4945,7 +4601,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,75 +4631,7 @@ export interface operations {
             };
         };
     };
-    getSyncConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The hub, account and device */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SyncConfig"];
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL";
-                    };
-                };
-            };
-        };
-    };
-    configureSync: {
+    findMissingBlobs: {
         parameters: {
             query?: never;
             header?: never;
@@ -5052,20 +4640,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SyncConfigBody"];
+                "application/json": components["schemas"]["MissingBlobsBody"];
             };
         };
         responses: {
-            /** @description Configured */
+            /** @description The missing ones */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SyncConfig"];
+                    "application/json": components["schemas"]["MissingBlobs"];
                 };
             };
-            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5073,11 +4661,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
-            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5085,7 +4673,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -5098,18 +4686,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_UNAVAILABLE";
                     };
                 };
             };
@@ -5122,18 +4698,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "REQUEST_TIMEOUT";
-                    };
-                };
-            };
-            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_REPLICA_ID_TAKEN";
                     };
                 };
             };
@@ -5173,470 +4737,67 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HUB_ERROR";
-                    };
-                };
-            };
-            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "DISK_FULL";
-                    };
-                };
-            };
         };
     };
-    forgetSync: {
+    downloadBlob: {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description An ETag the caller holds: 304 without a body when it is current */
+                "if-none-match"?: string;
+                /** @description One byte range: `bytes=0-1023`, `bytes=1024-` or `bytes=-512` (206; 416 when outside the file). Several ranges or other units get the whole file. */
+                range?: string;
+                /** @description The ETag the Range is meant for; another one gets the whole file */
+                "if-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Forgotten */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_UNAVAILABLE";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL" | "STORAGE_FAILURE";
-                    };
-                };
-            };
-        };
-    };
-    getSyncConfigHead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The hub, account and device */
+            /** @description The whole blob */
             200: {
                 headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description `bytes <first>-<last>/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    runSync: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The round */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SyncRoundSummary"];
-                };
-            };
-            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD";
-                    };
-                };
-            };
-            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
-                    };
-                };
-            };
-            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_REPLICA_ID_TAKEN";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL" | "STORAGE_FAILURE";
-                    };
-                };
-            };
-            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HUB_ERROR";
-                    };
-                };
-            };
-            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "DISK_FULL";
-                    };
-                };
-            };
-        };
-    };
-    getSyncStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The status */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SyncStatus"];
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_UNAVAILABLE";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL";
-                    };
-                };
-            };
-        };
-    };
-    getSyncStatusHead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The status */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    syncHello: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The product, its sync protocol and version */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SyncHello"];
-                };
-            };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL";
-                    };
-                };
-            };
-        };
-    };
-    syncHelloHead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The product, its sync protocol and version */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listDevices: {
-        parameters: {
-            query?: {
-                /** @description Admins: only this user’s devices */
-                username?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The devices */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeviceList"];
-                };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid. */
             400: {
@@ -5650,7 +4811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5658,7 +4819,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -5671,6 +4832,32 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RANGE_NOT_SATISFIABLE`: The requested byte range lies outside the file. */
+            416: {
+                headers: {
+                    /** @description `bytes *\/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "RANGE_NOT_SATISFIABLE";
                     };
                 };
             };
@@ -5688,29 +4875,55 @@ export interface operations {
             };
         };
     };
-    createDevice: {
+    uploadBlob: {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description Continues a partial upload: `bytes <first>-<last>/<size>`, `<first>` = the Upload-Offset */
+                "content-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["CreateDeviceBody"];
+                "application/octet-stream": components["schemas"]["RawBlob"];
             };
         };
         responses: {
-            /** @description The device and its token */
+            /** @description The server had the blob already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description Verified and stored */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedDevice"];
+                    "application/json": components["schemas"]["BlobUpload"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            /** @description Kept as a partial upload; continue at Upload-Offset */
+            202: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description `BLOB_HASH_MISMATCH`: The bytes sent do not have the SHA-256 they were sent as; nothing was kept.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5718,11 +4931,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                        code: "BLOB_HASH_MISMATCH" | "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,7 +4943,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
                     };
                 };
             };
@@ -5758,15 +4971,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description `REPLICA_ID_TAKEN`: This replica id belongs to another device; sign in to the hub again. */
+            /** @description `UPLOAD_OFFSET_MISMATCH`: The upload does not continue where the kept part ends; see Upload-Offset. */
             409: {
                 headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "REPLICA_ID_TAKEN";
+                        code: "UPLOAD_OFFSET_MISMATCH";
                     };
                 };
             };
@@ -5808,21 +5023,23 @@ export interface operations {
             };
         };
     };
-    listDevicesHead: {
+    getBlobStateHead: {
         parameters: {
-            query?: {
-                /** @description Admins: only this user’s devices */
-                username?: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The devices */
+            /** @description Stored; Content-Length is its size */
             200: {
                 headers: {
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5834,7 +5051,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5848,322 +5065,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    revokeDevice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                deviceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `DEVICE_NOT_FOUND`: No such device. */
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
             404: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "DEVICE_NOT_FOUND";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL" | "STORAGE_FAILURE";
-                    };
-                };
-            };
-        };
-    };
-    applyMutations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MutationsBody"];
-            };
-        };
-        responses: {
-            /** @description One result per mutation, in order */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MutationsResponse"];
-                };
-            };
-            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
-                    };
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "REQUEST_TIMEOUT";
-                    };
-                };
-            };
-            /** @description `REPLICA_ID_TAKEN`: This replica id belongs to another device; sign in to the hub again. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "REPLICA_ID_TAKEN";
-                    };
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                    };
-                };
-            };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL" | "STORAGE_FAILURE";
-                    };
-                };
-            };
-        };
-    };
-    listConflicts: {
-        parameters: {
-            query?: {
-                pageSize?: number;
-                pageToken?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of conflicts */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictList"];
-                };
-            };
-            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INVALID_PAGE_TOKEN" | "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL";
-                    };
-                };
-            };
-        };
-    };
-    listConflictsHead: {
-        parameters: {
-            query?: {
-                pageSize?: number;
-                pageToken?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of conflicts */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6174,282 +5080,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-        };
-    };
-    listPortfolioConflicts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                portfolioId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Its conflicts, oldest first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortfolioConflicts"];
-                };
-            };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                    };
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "PORTFOLIO_NOT_FOUND";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL";
-                    };
-                };
-            };
-        };
-    };
-    listPortfolioConflictsHead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                portfolioId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Its conflicts, oldest first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `INTERNAL`: Something went wrong on the server. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    resolveConflict: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
-                "if-match"?: string;
-            };
-            path: {
-                conflictId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ResolveConflictBody"];
-            };
-        };
-        responses: {
-            /** @description The portfolio after it (no data) */
-            200: {
-                headers: {
-                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortfolioDetail"];
-                };
-            };
-            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
-                    };
-                };
-            };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
-                    };
-                };
-            };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `CONFLICT_NOT_FOUND`: No such conflict; it may be resolved already.<br>`PORTFOLIO_NOT_FOUND`: No such portfolio. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "CONFLICT_NOT_FOUND" | "PORTFOLIO_NOT_FOUND";
-                    };
-                };
-            };
-            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "REQUEST_TIMEOUT";
-                    };
-                };
-            };
-            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "REVISION_CONFLICT";
-                    };
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                    };
-                };
-            };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                    };
-                };
-            };
-            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "INTERNAL" | "STORAGE_FAILURE";
-                    };
-                };
             };
         };
     };
