@@ -71,7 +71,7 @@ describe('replica and hub, two processes', () => {
     for (const [id, portfolio] of a) expect(b.get(id), id).toEqual(portfolio);
   }
 
-  it.skip('signs in once, pulls the hub, pushes local work with its files, and both hold the same', async () => {
+  it('signs in once, pulls the hub, pushes local work with its files, and both hold the same', async () => {
     const onHub = await create(hub, { projectTitle: 'Made on the hub', generalTag: ['a'] });
     const cover = await fixtures.jpeg(64, 48);
     const put = await hub.request('PUT', `/api/v1/portfolio/${onHub}/cover`, {
@@ -91,8 +91,12 @@ describe('replica and hub, two processes', () => {
     expect(first.blobsDown).toBe(1);
     const pulled = await detail(replica, onHub);
     expect(pulled.body).toMatchObject({ projectTitle: 'Made on the hub', generalTag: ['a'] });
-    const bytes = await replica.request('GET', `/api/v1/portfolio/${onHub}/cover`);
-    expect(bytes.status).toBeLessThan(300);
+    const fileId = pulled.body.cover.fileId;
+    const bytes = await fetch(`${replica.url}/api/v1/portfolio/${onHub}/files/${fileId}`, {
+      headers: { authorization: replica.session },
+    });
+    expect(bytes.status).toBe(200);
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(cover)).toBe(true);
 
     const onReplica = await create(replica, { projectTitle: 'Made on the replica' });
     const upload = await replica.request('PUT', `/api/v1/portfolio/${onReplica}/cover`, {
