@@ -15,6 +15,7 @@ import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation from './plugins/validation';
 import authRoutes from './routes/auth';
+import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import deviceRoutes from './routes/devices';
@@ -28,6 +29,7 @@ import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
 import {
+  blobServicePlugin,
   portfolioServicePlugin,
   syncServicePlugin,
   userServicePlugin,
@@ -94,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
   await app.register(syncServicePlugin);
+  await app.register(blobServicePlugin);
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
 
@@ -110,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncControlRoutes);
   await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(syncRoutes);
+  await app.register(blobRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

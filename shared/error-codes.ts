@@ -32,6 +32,15 @@ export const ERROR_CODES = {
   DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
   CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
   REVISION_NOT_FOUND: { statusCode: 404, message: 'No such revision of this portfolio is kept.' },
+  BLOB_NOT_FOUND: { statusCode: 404, message: 'The server has no blob with this SHA-256.' },
+  BLOB_HASH_MISMATCH: {
+    statusCode: 400,
+    message: 'The bytes sent do not have the SHA-256 they were sent as; nothing was kept.',
+  },
+  UPLOAD_OFFSET_MISMATCH: {
+    statusCode: 409,
+    message: 'The upload does not continue where the kept part ends; see Upload-Offset.',
+  },
   ID_TAKEN: { statusCode: 409, message: 'The specified identifier is already taken.' },
   USERNAME_TAKEN: { statusCode: 409, message: 'That username is already taken.' },
   REVISION_CONFLICT: { statusCode: 409, message: 'The portfolio was changed by someone else.' },

@@ -39,6 +39,8 @@ export interface Mutation {
   op: 'create' | 'update' | 'delete' | 'restore';
   fields: Record<string, unknown>;
   files: string[];
+  /** Hub conflicts resolved here (a local resolve-conflict update), removed on the hub too. */
+  resolveConflicts?: string[];
 }
 
 export interface MutationResult {

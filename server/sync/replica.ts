@@ -532,6 +532,12 @@ export class Replica {
         };
         record.conflicts = [...(hub.conflicts ?? []), conflict];
       }
+      // A hub conflict resolved here stays resolved while the resolve waits for the push.
+      const resolving = new Set(pending.mutation.resolveConflicts ?? []);
+      if (resolving.size > 0 && record.conflicts) {
+        record.conflicts = record.conflicts.filter((c) => !resolving.has(c.conflictId));
+        if (record.conflicts.length === 0) delete record.conflicts;
+      }
       entries.push({
         portfolioId: id,
         record,
@@ -652,8 +658,10 @@ export class Replica {
       };
     }
     const fields = { ...base.pendingFields, ...changedFields(base.shown ?? base.snapshot, record) };
+    const resolved = resolvedHere(base, record);
     const op = base.deleted && Object.keys(fields).length === 0 ? 'restore' : 'update';
-    if (op === 'update' && Object.keys(fields).length === 0) return undefined;
+    if (op === 'update' && Object.keys(fields).length === 0 && resolved.length === 0)
+      return undefined;
     return {
       localSeq: seq,
       record,
@@ -664,6 +672,7 @@ export class Replica {
         op,
         fields,
         files: filesIn(fields),
+        ...(resolved.length > 0 && { resolveConflicts: resolved }),
       },
     };
   }
@@ -798,6 +807,14 @@ function filesOfRecordFields(fields: Record<string, unknown>): { sha256: string;
       files.push(file);
   }
   return files;
+}
+
+/** Hub conflicts the base holds that the local record no longer does: resolved here. */
+function resolvedHere(base: BaseEntry, record: SyncRecord): string[] {
+  const here = new Set((record.conflicts ?? []).map((conflict) => conflict.conflictId));
+  return (base.snapshot?.conflicts ?? [])
+    .map((conflict) => conflict.conflictId)
+    .filter((id) => !here.has(id) && !id.startsWith('local-'));
 }
 
 function deviceName(): string {

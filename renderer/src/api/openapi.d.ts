@@ -137,7 +137,7 @@ export interface paths {
         get?: never;
         /**
          * Set or replace the cover
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
          */
         put: operations["setCover"];
         post?: never;
@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -617,10 +617,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/blobs/missing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which of these blobs the server lacks
+         * @description At most 1000 SHA-256s. Those the server has are kept for an hour even if no record refers to them yet, so the change that will refer to them finds them.
+         */
+        post: operations["findMissingBlobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/blobs/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A blob's bytes
+         * @description Only blobs some kept record (live, trashed or a kept revision) refers to; others: 404. ETag = "<sha256>", If-None-Match (304), one byte Range (206, 416).
+         */
+        get: operations["downloadBlob"];
+        /**
+         * Upload a blob, or continue a partial upload of it
+         * @description The raw bytes (`Content-Type: application/octet-stream`). Whole: `Content-Length`. Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset.
+         */
+        put: operations["uploadBlob"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Whether the server has a blob, or how much of an upload of it it kept */
+        head: operations["getBlobStateHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BlobUpload: {
+            /** @description A SHA-256, 64 lower-case hex digits */
+            sha256: string;
+            /** @description The blob size in bytes */
+            size: number;
+            /** @description Bytes kept so far (202: the upload is partial) */
+            offset?: number;
+        };
         Change: {
             seq: number;
             portfolioId: string;
@@ -817,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -996,6 +1049,13 @@ export interface components {
             total: number;
             /** @description Empty on the last page */
             nextPageToken: string;
+        };
+        MissingBlobs: {
+            /** @description Those the server lacks, in request order */
+            missing: string[];
+        };
+        MissingBlobsBody: {
+            sha256: string[];
         };
         MultipartFileUpload: {
             /**
@@ -1270,6 +1330,16 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
         };
+        /**
+         * Format: binary
+         * @description The bytes of the blob, or of the piece of it that Content-Range names
+         */
+        RawBlob: Blob;
+        /**
+         * Format: binary
+         * @description The file's own bytes, named by `Content-Disposition: attachment; filename="<name>"` (or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: the type is sniffed from the bytes all the same.
+         */
+        RawFileUpload: Blob;
         ResolveConflictBody: {
             /** @description Which side's value each conflicting field keeps */
             keep: "current" | "theirs";
@@ -2974,6 +3044,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -2984,6 +3056,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3114,6 +3188,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3124,6 +3200,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3254,6 +3332,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3264,6 +3344,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -6450,6 +6532,458 @@ export interface operations {
                         code: "INTERNAL" | "STORAGE_FAILURE";
                     };
                 };
+            };
+        };
+    };
+    findMissingBlobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MissingBlobsBody"];
+            };
+        };
+        responses: {
+            /** @description The missing ones */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingBlobs"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    downloadBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag the caller holds: 304 without a body when it is current */
+                "if-none-match"?: string;
+                /** @description One byte range: `bytes=0-1023`, `bytes=1024-` or `bytes=-512` (206; 416 when outside the file). Several ranges or other units get the whole file. */
+                range?: string;
+                /** @description The ETag the Range is meant for; another one gets the whole file */
+                "if-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole blob */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description `bytes <first>-<last>/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RANGE_NOT_SATISFIABLE`: The requested byte range lies outside the file. */
+            416: {
+                headers: {
+                    /** @description `bytes *\/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "RANGE_NOT_SATISFIABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    uploadBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Continues a partial upload: `bytes <first>-<last>/<size>`, `<first>` = the Upload-Offset */
+                "content-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": components["schemas"]["RawBlob"];
+            };
+        };
+        responses: {
+            /** @description The server had the blob already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description Verified and stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description Kept as a partial upload; continue at Upload-Offset */
+            202: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description `BLOB_HASH_MISMATCH`: The bytes sent do not have the SHA-256 they were sent as; nothing was kept.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_HASH_MISMATCH" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `UPLOAD_OFFSET_MISMATCH`: The upload does not continue where the kept part ends; see Upload-Offset. */
+            409: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UPLOAD_OFFSET_MISMATCH";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    getBlobStateHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored; Content-Length is its size */
+            200: {
+                headers: {
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
