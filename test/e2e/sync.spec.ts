@@ -181,13 +181,15 @@ test('the same field changed on both sides is shown on the card and the page, an
 });
 
 test('the resolve reaches the hub: its copy of the conflict is gone too', async () => {
-  // Known gap: the replica does not yet send `resolveConflicts` with the resolving mutation
-  // (docs/API.md "Sync"), so the hub keeps its conflict. Remove this line once it does.
-  test.fail(true, 'the replica does not send resolveConflicts yet');
   const hubConflicts = await hubApi.get(`/api/v1/portfolio/${portfolioId}/conflicts`, {
     headers: { Authorization: hubSession },
   });
   expect((await hubConflicts.json()).conflicts).toEqual([]);
+  // …and the round after does not bring it back to the replica.
+  const replicaConflicts = await replicaApi.get('/api/v1/conflicts', {
+    headers: { Authorization: replicaSession },
+  });
+  expect((await replicaConflicts.json()).total).toBe(0);
 });
 
 test('a device signed out in the hub’s Users screen is told to sign in again', async ({
