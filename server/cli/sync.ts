@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DataDirInUseError } from '../storage/data-dir-lock';
+import { normalizeHubUrl } from '../sync/hub-client';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 
 /** `--hub` with the account from the environment, shared by `serve` and `sync`. */
@@ -52,6 +53,11 @@ export const syncCommand: Command = {
       dataDir,
       logger: false,
       sync: { intervalMs: 0, hub },
+      // A new data directory gets its first admin as `serve` would make it.
+      bootstrapAdmin: {
+        username: input.env.PORTFOLIO_ADMIN_USERNAME,
+        password: input.env.PORTFOLIO_ADMIN_PASSWORD,
+      },
       onGeneratedAdminPassword: ({ username, password }) =>
         print(
           `Created the first admin account (username ${username}, password ${password}); shown once.`,
@@ -64,6 +70,12 @@ export const syncCommand: Command = {
       const replica = app.replica;
       if (!replica) throw new CommandFailed('this data directory cannot sync');
       const config = replica.config();
+      if (hub && config?.hubUrl !== normalizeHubUrl(hub.url)) {
+        // Signing in to the hub named by --hub failed (the words say why): never another hub.
+        throw new CommandFailed(
+          replica.status().lastError?.message ?? `cannot set up the hub ${hub.url}`,
+        );
+      }
       if (!config) {
         const why = replica.status().lastError?.message;
         throw new CommandFailed(

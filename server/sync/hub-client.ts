@@ -88,6 +88,20 @@ export class HubClient {
   /** Checks that the hub is a Portfolio Manager server speaking a protocol this app knows. */
   async hello(): Promise<Hello> {
     const response = await this.send('GET', '/api/v1/sync/hello', { auth: false });
+    if ([502, 503, 504].includes(response.status)) {
+      throw new SyncError(
+        'HUB_UNREACHABLE',
+        `the hub at ${this.baseUrl} cannot be reached (a gateway answered ${response.status}); sync will try again`,
+        true,
+      );
+    }
+    if (response.status >= 500) {
+      throw new SyncError(
+        'HUB_ERROR',
+        `the hub answered ${response.status}; sync will try again`,
+        true,
+      );
+    }
     const body = (await response.json().catch(() => undefined)) as Partial<Hello> | undefined;
     if (!response.ok || !body || body.product !== PRODUCT) {
       throw new SyncError(
@@ -228,7 +242,30 @@ export class HubClient {
 
   // ---- internals ----
 
+  /**
+   * One request, tried again (up to 3 times, short pauses) when the hub fails transiently (5xx,
+   * connection cut): every sync request is safe to repeat (mutations by id, blobs by content).
+   * A streamed body cannot be sent twice: its caller's round retries it.
+   */
   private async send(
+    method: string,
+    path: string,
+    options: Parameters<HubClient['sendOnce']>[2] = {},
+  ): Promise<Response> {
+    const attempts = options.body instanceof ReadableStream ? 1 : 3;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await this.sendOnce(method, path, options);
+        if (response.status < 500 || attempt >= attempts) return response;
+        await response.body?.cancel();
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+
+  private async sendOnce(
     method: string,
     path: string,
     options: {

@@ -262,10 +262,16 @@ export class Replica {
     clearTimeout(this.timer);
     this.timer = setTimeout(
       () => {
-        this.run().then(
-          () => this.schedule(this.options.intervalMs ?? 60_000),
-          () => this.schedule(this.options.intervalMs ?? 60_000),
-        );
+        if (this.closed) return;
+        // A change made while a round runs may have missed it: wait for that round, then run.
+        const previous = this.running?.catch(() => undefined) ?? Promise.resolve();
+        previous
+          .then(() => (this.closed ? undefined : this.run()))
+          .then(
+            () => this.schedule(this.options.intervalMs ?? 60_000),
+            // Failed: the next try comes after the backoff (1 s doubling, capped).
+            () => this.schedule(0),
+          );
       },
       Math.max(delayMs, backoff),
     );
@@ -274,7 +280,7 @@ export class Replica {
 
   private backoffMs(): number {
     const max = this.options.maxBackoffMs ?? 5 * 60_000;
-    return Math.min(max, 1000 * 2 ** Math.min(this.failures, 20));
+    return Math.min(max, 1000 * 2 ** Math.min(this.failures - 1, 20));
   }
 
   private async round(): Promise<RoundSummary> {

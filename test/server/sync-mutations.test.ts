@@ -427,6 +427,51 @@ describe('sync mutations and conflicts on the hub (DESIGN §10)', () => {
     expect(edited.body).toMatchObject({ projectTitle: 'Written by a person', readyToBuy: 'mine' });
   });
 
+  it('pages the conflict list newest first and refuses a token it did not make', async () => {
+    const all = (await s.request('GET', '/api/v1/conflicts?pageSize=1000')).body;
+    expect(all.total).toBeGreaterThanOrEqual(3);
+    const times = all.conflicts.map((c: { createdTime: number }) => c.createdTime);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await s.request(
+        'GET',
+        `/api/v1/conflicts?pageSize=2${token ? `&pageToken=${token}` : ''}`,
+      );
+      expect(page.body.total).toBe(all.total);
+      seen.push(...page.body.conflicts.map((c: { conflictId: string }) => c.conflictId));
+      token = page.body.nextPageToken;
+    } while (token);
+    expect(seen).toEqual(all.conflicts.map((c: { conflictId: string }) => c.conflictId));
+    expectError(
+      await s.request('GET', '/api/v1/conflicts?pageToken=not-a-token'),
+      400,
+      'INVALID_PAGE_TOKEN',
+    );
+  });
+
+  it('resolves delete conflicts: the side that deleted wins only when chosen', async () => {
+    const id = await hubCreate();
+    await hubPut(id, { projectTitle: 'Edited on the hub' });
+    const refused = await pushOne({ portfolioId: id, op: 'delete', baseRevision: 1 });
+    const kept = await s.request('POST', `/api/v1/conflicts/${refused.conflictId}/resolve`, {
+      body: { keep: 'current' },
+    });
+    expect(kept.status).toBe(200);
+    expect((await detail(id)).projectTitle).toBe('Edited on the hub');
+
+    await hubPut(id, { projectTitle: 'Edited again' });
+    const second = await pushOne({ portfolioId: id, op: 'delete', baseRevision: 2 });
+    const deleted = await s.request('POST', `/api/v1/conflicts/${second.conflictId}/resolve`, {
+      body: { keep: 'theirs' },
+    });
+    expect(deleted.status).toBe(200);
+    expectError(await s.request('GET', `/api/v1/portfolio/${id}`), 404, 'PORTFOLIO_NOT_FOUND');
+    const trash = (await s.request('GET', '/api/v1/trash?pageSize=1000')).body.lists;
+    expect(trash.map((item: { portfolioId: string }) => item.portfolioId)).toContain(id);
+  });
+
   it('removes conflicts a replica resolved with its mutation', async () => {
     const id = await hubCreate({ projectTitle: 'Base' });
     await hubPut(id, { projectTitle: 'Hub' });
