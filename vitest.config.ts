@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Component tests (`@vitest-environment happy-dom`) run on a page with an http origin.
+    environmentOptions: { happyDOM: { url: 'http://localhost:5173/' } },
   },
 });

@@ -22,7 +22,7 @@ const ROUNDS = 20;
 const WARMUP = 4;
 
 /** Distinct JPEGs of about 5 MB (noise compresses poorly, so the size is easy to aim at). */
-async function makeJpegs(count: number): Promise<Buffer[]> {
+export async function makeJpegs(count: number): Promise<Buffer[]> {
   const side = 2700; // about 5.3 MB at quality 88
   const jpegs: Buffer[] = [];
   for (let n = 0; n < count; n++) {
@@ -41,30 +41,42 @@ async function makeJpegs(count: number): Promise<Buffer[]> {
   return jpegs;
 }
 
-async function floor(bytes: Buffer): Promise<void> {
+export async function floor(bytes: Buffer): Promise<void> {
   createHash('md5').update(bytes).digest('hex');
   createHash('sha256').update(bytes).digest('hex');
   await sharp(bytes).metadata();
 }
 
-interface MultipartBody {
-  boundary: string;
+/** A request body and the headers that say what it is. */
+export interface Body {
+  headers: Record<string, string>;
   bytes: Buffer;
 }
 
 /** The request body is built before timing, so encoding it is not counted as upload cost. */
-function multipartBody(file: Buffer, filename: string): MultipartBody {
+export function multipartBody(file: Buffer, filename: string): Body {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const head =
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
     'Content-Type: image/jpeg\r\n\r\n';
   return {
-    boundary,
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
     bytes: Buffer.concat([Buffer.from(head), file, Buffer.from(`\r\n--${boundary}--\r\n`)]),
   };
 }
 
-function putMultipart(url: string, session: string, body: MultipartBody): Promise<number> {
+/** The file itself as the body (issue 16): nothing to frame, nothing to parse. */
+export function rawBody(file: Buffer, filename: string): Body {
+  return {
+    headers: {
+      'content-type': 'image/jpeg',
+      'content-disposition': `attachment; filename="${filename}"`,
+    },
+    bytes: file,
+  };
+}
+
+function put(url: string, session: string, body: Body): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -72,7 +84,7 @@ function putMultipart(url: string, session: string, body: MultipartBody): Promis
         method: 'PUT',
         headers: {
           authorization: session,
-          'content-type': `multipart/form-data; boundary=${body.boundary}`,
+          ...body.headers,
           'content-length': body.bytes.length,
         },
       },
@@ -87,10 +99,10 @@ function putMultipart(url: string, session: string, body: MultipartBody): Promis
 }
 
 /** What the client process is told once: where to upload, and the bodies (files) to send. */
-interface ClientSetup {
+export interface ClientSetup {
   url: string;
   session: string;
-  bodies: { path: string; boundary: string }[];
+  bodies: { path: string; headers: Record<string, string> }[];
 }
 
 /**
@@ -101,14 +113,14 @@ interface ClientSetup {
  */
 async function runClient(): Promise<void> {
   let setup: ClientSetup | undefined;
-  let bodies: MultipartBody[] = [];
+  let bodies: Body[] = [];
   process.on('message', (message: ClientSetup | { index: number }) => {
     void (async () => {
       if ('url' in message) {
         setup = message;
         bodies = await Promise.all(
-          message.bodies.map(async ({ path, boundary }) => ({
-            boundary,
+          message.bodies.map(async ({ path, headers }) => ({
+            headers,
             bytes: await readFile(path),
           })),
         );
@@ -116,14 +128,14 @@ async function runClient(): Promise<void> {
         return;
       }
       const t0 = performance.now();
-      const status = await putMultipart(setup!.url, setup!.session, bodies[message.index]!);
+      const status = await put(setup!.url, setup!.session, bodies[message.index]!);
       process.send!({ status, ms: performance.now() - t0 });
     })();
   });
 }
 
 /** Starts the client process and hands it its setup; `upload(i)` sends body i. */
-async function startClient(setup: ClientSetup) {
+export async function startClient(setup: ClientSetup) {
   const child = fork(fileURLToPath(import.meta.url), ['client'], { stdio: 'inherit' });
   let exited: Error | undefined;
   let waiting: ((answer: Error | Record<string, unknown>) => void) | undefined;
@@ -149,14 +161,14 @@ async function startClient(setup: ClientSetup) {
   };
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
 /** The value below which 90% of `values` lie (nearest rank). */
-const p90 = (values: number[]) =>
+export const p90 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.9) - 1]!;
 
 export async function benchUpload() {
@@ -169,10 +181,10 @@ export async function benchUpload() {
   try {
     const bodies = await Promise.all(
       jpegs.map(async (jpeg, index) => {
-        const { boundary, bytes } = multipartBody(jpeg, `photo-${index}.jpg`);
+        const { headers, bytes } = multipartBody(jpeg, `photo-${index}.jpg`);
         const path = join(work, `body-${index}`);
         await writeFile(path, bytes);
-        return { path, boundary };
+        return { path, headers };
       }),
     );
     server = await startOurs(join(work, 'data'));

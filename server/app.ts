@@ -15,6 +15,7 @@ import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation from './plugins/validation';
 import authRoutes from './routes/auth';
+import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import deviceRoutes from './routes/devices';
@@ -25,14 +26,17 @@ import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
+import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
 import {
+  blobServicePlugin,
   portfolioServicePlugin,
   syncServicePlugin,
   userServicePlugin,
 } from './services/service-plugins';
 import shellFacade from './shell-facade';
 import { pgRateLimitStore } from './storage/postgres/pg-rate-limit-store';
+import syncPlugin from './sync/sync-plugin';
 
 export type { AppOptions } from './config';
 
@@ -98,7 +102,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
   await app.register(syncServicePlugin);
+  await app.register(blobServicePlugin);
   await app.register(shellFacade);
+  await app.register(syncPlugin, options.sync ?? {});
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -110,8 +116,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(revisionRoutes);
   await app.register(trashRoutes);
   await app.register(changeRoutes);
+  await app.register(syncControlRoutes);
   await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(syncRoutes);
+  await app.register(blobRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

@@ -12,6 +12,7 @@ import {
 } from './cli/command';
 import { serveCommand } from './cli/serve';
 import { storageMigrateCommand } from './cli/storage';
+import { syncCommand } from './cli/sync';
 import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 
 /*
@@ -22,6 +23,7 @@ import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 const COMMANDS: Command[] = [
   serveCommand,
   storageMigrateCommand,
+  syncCommand,
   usersListCommand,
   usersResetPasswordCommand,
 ];

@@ -1,3 +1,4 @@
+import type { SyncAppOptions } from './sync/sync-plugin';
 import type { FastifyServerOptions } from 'fastify';
 
 export interface AuthOptions {
@@ -91,6 +92,8 @@ export interface AppOptions {
    * Default 10 minutes (longer than a request may take).
    */
   sharedBlobGraceMs?: number;
+  /** This instance as a sync replica (DESIGN §10): token sealing, round timing, `--hub`. */
+  sync?: SyncAppOptions;
 }
 
 export interface ResolvedConfig {

@@ -32,6 +32,15 @@ export const ERROR_CODES = {
   DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
   CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
   REVISION_NOT_FOUND: { statusCode: 404, message: 'No such revision of this portfolio is kept.' },
+  BLOB_NOT_FOUND: { statusCode: 404, message: 'The server has no blob with this SHA-256.' },
+  BLOB_HASH_MISMATCH: {
+    statusCode: 400,
+    message: 'The bytes sent do not have the SHA-256 they were sent as; nothing was kept.',
+  },
+  UPLOAD_OFFSET_MISMATCH: {
+    statusCode: 409,
+    message: 'The upload does not continue where the kept part ends; see Upload-Offset.',
+  },
   ID_TAKEN: { statusCode: 409, message: 'The specified identifier is already taken.' },
   USERNAME_TAKEN: { statusCode: 409, message: 'That username is already taken.' },
   REVISION_CONFLICT: { statusCode: 409, message: 'The portfolio was changed by someone else.' },
@@ -79,6 +88,32 @@ export const ERROR_CODES = {
     statusCode: 503,
     message: 'The database cannot be reached; try again shortly.',
   },
+  // Replica side of sync (DESIGN §10): the control API says what went wrong with the hub.
+  HUB_UNREACHABLE: {
+    statusCode: 400,
+    message: 'The hub cannot be reached; check its address and the network.',
+  },
+  HUB_NOT_PORTFOLIO: {
+    statusCode: 400,
+    message: 'That address is not a Portfolio Manager server.',
+  },
+  HUB_TOO_OLD: { statusCode: 400, message: 'The hub is too old for this app; update the hub.' },
+  HUB_SIGN_IN_FAILED: { statusCode: 401, message: 'Wrong username or password on the hub.' },
+  HUB_ERROR: { statusCode: 502, message: 'The hub failed to answer; sync will try again.' },
+  SYNC_DEVICE_REVOKED: {
+    statusCode: 401,
+    message: 'This device was signed out of the hub; sign in again.',
+  },
+  SYNC_REPLICA_ID_TAKEN: {
+    statusCode: 409,
+    message: 'Another device syncs with this replica id; sign in again.',
+  },
+  SYNC_NOT_CONFIGURED: { statusCode: 404, message: 'No team server is set up.' },
+  SYNC_UNAVAILABLE: {
+    statusCode: 404,
+    message: 'This storage backend cannot be a sync replica.',
+  },
+  DISK_FULL: { statusCode: 507, message: 'The disk is full; free some space and try again.' },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,4 +1,5 @@
 import type { AppOptions } from '../../server/app';
+import type { SecretBox } from '../../server/sync/secret-box';
 import { unknowablePassword } from '../../server/shell-facade';
 import { OWNER_USERNAME } from './owner-account';
 
@@ -7,6 +8,8 @@ export function desktopAppOptions(options: {
   dataDir: string;
   rendererDir: string | null;
   logLevel: string;
+  /** Seals the hub device token (the OS keychain where there is one). */
+  secretBox?: SecretBox;
 }): AppOptions {
   return {
     dataDir: options.dataDir,
@@ -17,5 +20,6 @@ export function desktopAppOptions(options: {
     // First run on an empty folder: the owner is the first admin, so no "admin" account with a
     // password nobody saw is made. ensureOwner covers folders that already have users.
     bootstrapAdmin: { username: OWNER_USERNAME, password: unknowablePassword() },
+    sync: options.secretBox ? { secretBox: options.secretBox } : undefined,
   };
 }

@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BrowserWindow, Menu, app, dialog, ipcMain, screen, session, shell } from 'electron';
+import {
+  BrowserWindow,
+  Menu,
+  app,
+  dialog,
+  ipcMain,
+  safeStorage,
+  screen,
+  session,
+  shell,
+} from 'electron';
 import { buildApp } from '../../server/app';
 import type { AppVersions } from '../../shared/desktop-bridge';
 import { desktopAppOptions } from './app-options';
@@ -15,6 +25,7 @@ import { lockDownSession, lockDownWebContents, type SecurityOptions } from './se
 import { ServerHost } from './server-host';
 import { SettingsStore } from './settings-store';
 import { startupErrorDialog } from './startup-errors';
+import { desktopSecretBox } from './token-secret-box';
 import { createMainWindow } from './window';
 
 /*
@@ -59,6 +70,8 @@ async function start(): Promise<void> {
           dataDir,
           rendererDir: RENDERER_DIR,
           logLevel: process.env.PORTFOLIO_LOG_LEVEL ?? (development ? 'info' : 'warn'),
+          // After `ready`: only then does safeStorage know whether a keychain is there.
+          secretBox: desktopSecretBox(safeStorage, dataDir),
         }),
       ),
   });

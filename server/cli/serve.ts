@@ -10,6 +10,7 @@ import {
   targetOf,
 } from '../storage/postgres/database';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
+import { HUB_ENV, HUB_FLAG, hubOf } from './sync';
 
 function parseCacheMegabytes(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -19,6 +20,14 @@ function parseCacheMegabytes(value: string | undefined): number | undefined {
       `PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`,
     );
   return Math.round(megabytes * 1024 * 1024);
+}
+
+function parseSyncInterval(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
+    throw new UsageError(`PORTFOLIO_SYNC_INTERVAL_S must be seconds, 0 or more, not "${value}"`);
+  return Math.round(seconds * 1000);
 }
 
 function parsePort(value: string): number {
@@ -118,6 +127,7 @@ export const serveCommand: Command = {
         'PostgreSQL, e.g. postgres://portfolio@db:5432/portfolio (default: the embedded store\n' +
         'in --data-dir); several servers may share one database and one --data-dir of files',
     },
+    HUB_FLAG,
   ],
   env: [
     {
@@ -150,6 +160,11 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_TRASH_DAYS',
       description: 'days a deleted portfolio stays in the trash (default 30)',
     },
+    ...HUB_ENV,
+    {
+      name: 'PORTFOLIO_SYNC_INTERVAL_S',
+      description: 'seconds between background sync rounds (default 60; 0: only on request)',
+    },
   ],
   notes:
     'Ctrl-C or SIGTERM stops the server once pending writes are on disk. Bound to a loopback\n' +
@@ -163,6 +178,8 @@ export const serveCommand: Command = {
     const database = input.option('database') || undefined;
     const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
     const retention = retentionOf(env);
+    const hub = hubOf(input.option('hub'), env);
+    const syncInterval = parseSyncInterval(env.PORTFOLIO_SYNC_INTERVAL_S);
     // Loaded only now: help and command-line errors answer without loading the server.
     const { buildApp } = await import('../app');
     const { isLoopbackHostName } = await import('../plugins/loopback-host');
@@ -174,6 +191,7 @@ export const serveCommand: Command = {
       loopbackOnly: isLoopbackHostName(host),
       listCacheBytes,
       ...retention,
+      sync: { hub, ...(syncInterval !== undefined && { intervalMs: syncInterval }) },
       logger: {
         level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
         ...(process.stdout.isTTY

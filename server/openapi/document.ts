@@ -84,11 +84,15 @@ function errorDescription(codes: ErrorCode[]): string {
   return codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join('<br>');
 }
 
-/** The error answer of one status: the ErrorBody, its `code` narrowed to what can happen. */
-function errorResponse(status: number, codes: ErrorCode[]) {
+/**
+ * The error answer of one status: the ErrorBody, its `code` narrowed to what can happen; with
+ * the headers every answer of that status has, and those the route declared for it.
+ */
+function errorResponse(status: number, codes: ErrorCode[], declared?: Record<string, HeaderDoc>) {
+  const headers = { ...STATUS_HEADERS[status], ...declared };
   return {
     description: errorDescription(codes),
-    ...(STATUS_HEADERS[status] && { headers: STATUS_HEADERS[status] }),
+    ...(Object.keys(headers).length > 0 && { headers }),
     content: {
       'application/json': {
         schema: {
@@ -109,11 +113,17 @@ function errorResponse(status: number, codes: ErrorCode[]) {
 function responsesOf(route: RouteInfo): Record<string, unknown> {
   const declared = route.schema?.response ?? {};
   const codesByStatus = new Map<number, ErrorCode[]>();
+  const headersByStatus = new Map<number, Record<string, HeaderDoc>>();
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(declared)) {
-    const codes = isObject(response) ? (response as Partial<ErrorResponse>)[ERROR_CODES_KEY] : null;
-    if (codes) codesByStatus.set(Number(status), [...codes]);
-    else responses[status] = response;
+    const error = isObject(response) ? (response as Partial<ErrorResponse>) : undefined;
+    const codes = error?.[ERROR_CODES_KEY];
+    if (!codes) {
+      responses[status] = response;
+      continue;
+    }
+    codesByStatus.set(Number(status), [...codes]);
+    if (error.headers) headersByStatus.set(Number(status), error.headers);
   }
   for (const code of plumbingErrors(route)) {
     const status = ERROR_CODES[code].statusCode;
@@ -121,7 +131,9 @@ function responsesOf(route: RouteInfo): Record<string, unknown> {
     if (!codes.includes(code)) codes.push(code);
     codesByStatus.set(status, codes);
   }
-  for (const [status, codes] of codesByStatus) responses[status] = errorResponse(status, codes);
+  for (const [status, codes] of codesByStatus) {
+    responses[status] = errorResponse(status, codes, headersByStatus.get(status));
+  }
   return responses;
 }
 

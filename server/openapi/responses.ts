@@ -33,6 +33,12 @@ export const HEADERS = {
   contentLength: { type: 'integer', description: 'Bytes in this answer' },
   acceptRanges: { type: 'string', description: '`bytes`' },
   retryAfter: { type: 'integer', description: 'Seconds to wait before trying again' },
+  uploadOffset: {
+    type: 'integer',
+    description:
+      'Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…`',
+  },
+  blobEtag: { type: 'string', description: 'The SHA-256 of the bytes, quoted: `"<sha256>"`.' },
 } as const satisfies Record<string, HeaderDoc>;
 
 type Headers = Record<string, HeaderDoc>;

@@ -72,7 +72,10 @@ export default fp(
     app.decorate('retention', retention);
     app.addHook('onReady', async () => retention.start(RETENTION_INTERVAL_MS));
     app.addHook('preClose', async () => retention.stop());
-    app.addHook('onClose', async () => blobs.idle());
+    app.addHook('onClose', async () => {
+      blobs.forgetKept();
+      await blobs.idle();
+    });
   },
   { name: 'blob-store', dependencies: ['storage'] },
 );

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   CoverFileSchema,
@@ -9,6 +10,7 @@ import {
   type FileUploadBody,
 } from '../../shared';
 import { fileView } from '../domain/portfolio-view';
+import { acceptRawBodies, rawBodiesUnvalidated } from '../http/raw-body';
 import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { receiveUpload } from './receive-upload';
@@ -29,6 +31,28 @@ const MULTIPART_UPLOAD_DOC = {
   required: ['file'],
 };
 
+/** A raw upload: the file's own bytes as the body. */
+const RAW_UPLOAD_DOC = {
+  $id: 'RawFileUpload',
+  type: 'string',
+  format: 'binary',
+  description:
+    'The file\'s own bytes, named by `Content-Disposition: attachment; filename="<name>"` ' +
+    "(or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: " +
+    'the type is sniffed from the bytes all the same.',
+};
+
+const UploadHeadersSchema = Type.Object({
+  ...IfMatchHeadersSchema.properties,
+  'content-disposition': Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        'Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266)',
+    }),
+  ),
+});
+
 /** What an upload can answer besides its success. */
 const UPLOAD_ERRORS = [
   'FORBIDDEN',
@@ -47,7 +71,9 @@ const OPERATION_IDS: Record<FileSlot, string> = {
 };
 
 const UPLOAD_DESCRIPTION =
-  'Send multipart/form-data with the field `file` (and optionally `description`), or JSON ' +
+  "Send the file's own bytes as the body (any Content-Type but JSON and multipart, with " +
+  '`Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data ' +
+  'with the field `file` (and optionally `description`), or JSON ' +
   '`{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. ' +
   'Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; ' +
   '`If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, ' +
@@ -70,6 +96,8 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
   const service = app.portfolioService;
   const limits = app.config.limits;
   const receiving = { limits, tempPath: () => app.blobStore.tempPath() };
+  // Any body that is neither JSON nor multipart is the file itself (see http/raw-body.ts).
+  acceptRawBodies(app, '*');
 
   /** Role, visibility, category and room in the list, before a byte of the body is read. */
   const authorizeUpload = (slot: FileSlot) =>
@@ -79,6 +107,7 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
 
   const route = (slot: FileSlot, status: 200 | 201) => ({
     onRequest: authorizeUpload(slot),
+    validatorCompiler: rawBodiesUnvalidated(app),
     schema: {
       ...common,
       operationId: OPERATION_IDS[slot],
@@ -87,15 +116,17 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
         slot === 'cover'
           ? `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION.cover}`
           : `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION[slot]}; at most ${limits.filesPerList} files. Answers the File object without data (key \`fileID\`).`,
-      consumes: ['multipart/form-data', 'application/json'],
+      consumes: ['multipart/form-data', 'application/json', 'application/octet-stream', '*/*'],
       params: PortfolioIdParamsSchema,
-      headers: IfMatchHeadersSchema,
-      // Only JSON bodies are validated by schema; multipart is streamed and checked as it
-      // arrives. Its schema has no `type`, so it documents the form without rejecting it.
+      headers: UploadHeadersSchema,
+      // Only JSON bodies are validated by schema; multipart and raw bodies are streamed and
+      // checked as they arrive (rawBodiesUnvalidated). Their schemas only document them.
       body: {
         content: {
           'application/json': { schema: FileUploadBodySchema },
           'multipart/form-data': { schema: MULTIPART_UPLOAD_DOC },
+          'application/octet-stream': { schema: RAW_UPLOAD_DOC },
+          '*/*': { schema: RAW_UPLOAD_DOC },
         },
       },
       response: {

@@ -1,6 +1,9 @@
 import { stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { PartialUploads } from '../storage/partial-uploads';
+import { BlobService } from './blob-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { SyncService } from './sync-service';
@@ -16,6 +19,8 @@ declare module 'fastify' {
     deviceService: DeviceService;
     /** Replicas' mutations and the conflicts they leave (DESIGN §10). */
     syncService: SyncService;
+    /** Blobs by content for sync: missing, resumable uploads, downloads. */
+    blobService: BlobService;
   }
 }
 
@@ -70,4 +75,43 @@ export const syncServicePlugin = fp(
     );
   },
   { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
+);
+
+const HOUR_MS = 60 * 60 * 1000;
+/** A partial blob upload untouched this long is given up (issue 16). */
+const PARTIAL_UPLOAD_MAX_AGE_MS = 24 * HOUR_MS;
+
+/**
+ * The blob use cases over the blob store, with partial uploads kept under `<dataDir>/blobs/partial/`;
+ * partials untouched for a day are removed at start and then hourly.
+ */
+export const blobServicePlugin = fp(
+  async function blobService(app: FastifyInstance) {
+    const partials = await PartialUploads.open(join(app.config.dataDir, 'blobs', 'partial'));
+    app.decorate(
+      'blobService',
+      new BlobService({
+        blobs: app.blobStore,
+        partials,
+        isReferenced: async (sha256) => app.portfolios.isBlobReferenced(sha256),
+        maxBytes: app.config.limits.fileBytes,
+        keepUnreferencedMs: HOUR_MS,
+      }),
+    );
+    const removeStale = () =>
+      partials
+        .removeOlderThan(PARTIAL_UPLOAD_MAX_AGE_MS)
+        .then((removed) => {
+          if (removed > 0) app.log.info(`Removed ${removed} partial blob upload(s) a day old`);
+        })
+        .catch((error: unknown) => app.log.error({ err: error }, 'partial upload cleanup failed'));
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      await removeStale();
+      timer = setInterval(() => void removeStale(), HOUR_MS);
+      timer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+  },
+  { name: 'blob-service', dependencies: ['storage', 'blob-store'] },
 );

@@ -64,6 +64,8 @@ export class BlobStore implements BlobStorage {
   private readonly becomingDurable = new Map<string, Promise<void>>();
   private readonly exclusive = new SerialQueue();
   private pendingRemovals = new Set<Promise<void>>();
+  /** Blobs kept for a while though nothing refers to them yet (see `keep`), with their timers. */
+  private readonly kept = new Map<string, NodeJS.Timeout>();
 
   private constructor(private readonly options: BlobStoreOptions) {}
 
@@ -165,6 +167,45 @@ export class BlobStore implements BlobStorage {
         if (this.becomingDurable.get(sha256) === durable) this.becomingDurable.delete(sha256);
       });
     return { durable };
+  }
+
+  /** The blob's size in bytes, or undefined when it is not stored. */
+  async sizeOf(sha256: string): Promise<number | undefined> {
+    return stat(this.pathOf(sha256)).then(
+      (stats) => stats.size,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Keeps a blob that nothing refers to yet from removal for `ms` (each call starts the time
+   * again): a replica uploads a change's blobs before the change that refers to them. After that
+   * it is removed unless something refers to it by then. Not kept across a restart: the start-up
+   * sweep removes it, and the replica, told it is missing, sends it again.
+   */
+  keep(sha256: string, ms: number): void {
+    const timer = this.kept.get(sha256);
+    if (timer) clearTimeout(timer);
+    else this.pin(sha256);
+    const expire = setTimeout(() => {
+      this.kept.delete(sha256);
+      this.unpin(sha256);
+      this.collect([sha256]);
+    }, ms);
+    expire.unref();
+    this.kept.set(sha256, expire);
+  }
+
+  /** Forgets every `keep` without removing anything (closing). */
+  forgetKept(): void {
+    for (const [sha256, timer] of this.kept) {
+      clearTimeout(timer);
+      this.unpin(sha256);
+    }
+    this.kept.clear();
   }
 
   read(sha256: string): Promise<Buffer> {

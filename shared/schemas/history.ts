@@ -78,6 +78,13 @@ export const FeedPortfolioSchema = Type.Object(
   {
     ...PortfolioDetailSchema.properties,
     seq: ChangeStampsSchema.properties.seq,
+    fileHashes: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes ' +
+          'it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10)',
+      }),
+    ),
     conflicts: Type.Optional(
       Type.Array(ConflictSchema, {
         description: 'Sync conflicts waiting for a person (DESIGN §10); absent when none',

@@ -209,6 +209,44 @@ test('in Chromium with the built preload, the window opens the gallery signed in
   await expect(page.getByText('Not shared')).toBeVisible();
 });
 
+test('the hub device token is sealed with the OS keychain (safeStorage), never kept in the clear', async () => {
+  const hubDir = await mkdtemp(join(tmpdir(), 'portfolio-desktop-hub-'));
+  const hubAdmin = { username: 'hubadmin', password: 'hub-admin-password' };
+  const hub = await buildApp({ dataDir: hubDir, logger: false, bootstrapAdmin: hubAdmin });
+  try {
+    const hubUrl = await hub.listen({ host: '127.0.0.1', port: 0 });
+    const owner = (await invoke(IPC_CHANNELS.getSession)) as DesktopSession;
+    const control = (method: string, path: string, body?: unknown) =>
+      fetch(`${origin}/api/v1/sync/${path}`, {
+        method,
+        headers: {
+          authorization: owner.sessionId,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+
+    const before = main.events.length;
+    const configured = await control('PUT', 'config', { hubUrl, ...hubAdmin });
+    expect(configured.status, await configured.clone().text()).toBe(200);
+    expect((await main.event('safe-storage-encrypt', before)).length).toBeGreaterThan(20);
+    // Sealed by the keychain: no key file was needed in the data folder.
+    await expect(readFile(join(dataDir(), 'sync.key'))).rejects.toThrow(/ENOENT/);
+
+    // A round opens the token again and signs in to the hub with it.
+    const round = await control('POST', 'run');
+    expect(round.status, await round.clone().text()).toBe(200);
+    await main.event('safe-storage-decrypt', before);
+    const status = (await (await control('GET', 'status')).json()) as { state: string };
+    expect(status.state).toBe('idle');
+
+    expect((await control('DELETE', 'config')).status).toBe(204);
+  } finally {
+    await hub.close();
+    await rm(hubDir, { recursive: true, force: true });
+  }
+});
+
 test('closing the window quits once writes are flushed and the data directory is released', async () => {
   const owner = (await invoke(IPC_CHANNELS.getSession)) as DesktopSession;
   expect(owner.username).toBe('owner');

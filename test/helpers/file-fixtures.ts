@@ -119,6 +119,38 @@ export async function uploadMultipart(
   return { status: response.status, headers: response.headers, body };
 }
 
+export interface RawUploadOptions extends Omit<UploadOptions, 'filename' | 'description'> {
+  /** The whole Content-Disposition header; `null` sends none. */
+  disposition?: string | null;
+}
+
+/** Raw upload over real HTTP: the file's own bytes as the body, named by Content-Disposition. */
+export async function uploadRaw(
+  server: TestServer,
+  path: string,
+  bytes: Buffer,
+  options: RawUploadOptions = {},
+) {
+  const disposition =
+    options.disposition === undefined ? 'attachment; filename="file.bin"' : options.disposition;
+  const method = options.method ?? (path.endsWith('/cover') ? 'PUT' : 'POST');
+  const response = await fetch(server.url + path, {
+    method,
+    headers: {
+      authorization: options.session ?? server.adminSession,
+      'content-type': options.contentType ?? 'application/octet-stream',
+      ...(disposition !== null && { 'content-disposition': disposition }),
+      ...options.headers,
+    },
+    body: new Uint8Array(bytes),
+  });
+  const text = await response.text();
+  const body =
+    text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  checkAnswer(server.app, method, path, response, body);
+  return { status: response.status, headers: response.headers, body };
+}
+
 /** JSON upload with base64 data. */
 export function uploadJson(
   server: TestServer,

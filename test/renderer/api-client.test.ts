@@ -13,15 +13,16 @@ type Modules = Awaited<ReturnType<typeof load>>;
 let modules: Modules;
 
 async function load() {
-  const [client, errors, portfolios, sessions, users, history] = await Promise.all([
+  const [client, errors, portfolios, sessions, users, history, sync] = await Promise.all([
     import('../../renderer/src/api/api-client'),
     import('../../renderer/src/api/api-error'),
     import('../../renderer/src/api/portfolio-api'),
     import('../../renderer/src/api/session-api'),
     import('../../renderer/src/api/users-api'),
     import('../../renderer/src/api/history-api'),
+    import('../../renderer/src/api/sync-api'),
   ]);
-  return { client, errors, portfolios, sessions, users, history };
+  return { client, errors, portfolios, sessions, users, history, sync };
 }
 
 beforeAll(async () => {
@@ -86,6 +87,20 @@ describe('the renderer API client', () => {
     await history.deletePortfolio(portfolioId, 4);
     await history.purgeFromTrash(portfolioId);
     expect((await history.listTrash({})).lists).toEqual([]);
+  });
+
+  it('drives sync: a wrong password on the hub is a 401 that does not end this session', async () => {
+    const { sync } = modules;
+    // The server is its own hub here: a real hello, a real sign-in refused.
+    await expect(sync.getSyncConfig()).rejects.toMatchObject({ code: 'SYNC_NOT_CONFIGURED' });
+    const wrong = sync.putSyncConfig({ hubUrl: server.url, username: 'admin', password: 'nope' });
+    await expect(wrong).rejects.toMatchObject({ status: 401, code: 'HUB_SIGN_IN_FAILED' });
+    expect(unauthorized).toEqual([]);
+    const status = await sync.getSyncStatus();
+    expect(status).toMatchObject({ state: 'error', lastSuccess: null, conflicts: 0 });
+    expect(status.lastError?.code).toBe('HUB_SIGN_IN_FAILED');
+    expect(await sync.listAllConflicts()).toEqual([]);
+    expect((await sync.listDevices('admin')).devices).toEqual([]);
   });
 
   it('turns error answers into ApiErrors with the code, and reports a dead session', async () => {

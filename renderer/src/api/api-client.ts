@@ -90,6 +90,12 @@ export async function done(call: Promise<Answer<unknown>>): Promise<void> {
   if (!response.ok) throw apiErrorOf(response, error);
 }
 
+/**
+ * 401s the sync control API answers about the hub (a wrong password there, this device signed
+ * out there): the session with this server is fine, so they must not sign the user out.
+ */
+const HUB_UNAUTHORIZED = new Set<string>(['HUB_SIGN_IN_FAILED', 'SYNC_DEVICE_REVOKED']);
+
 /** Turns a non-2xx answer into an ApiError, and tells the session layer about a dead session. */
 function apiErrorOf(response: Response, body: unknown, anonymous = false): ApiError {
   const retryAfter = Number(response.headers.get('Retry-After'));
@@ -98,7 +104,8 @@ function apiErrorOf(response: Response, body: unknown, anonymous = false): ApiEr
     isErrorBody(body) ? body : null,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
   );
-  if (response.status === 401 && !anonymous) hooks.onUnauthorized(error);
+  const aboutHub = error.code !== null && HUB_UNAUTHORIZED.has(error.code);
+  if (response.status === 401 && !anonymous && !aboutHub) hooks.onUnauthorized(error);
   return error;
 }
 

@@ -137,7 +137,7 @@ export interface paths {
         get?: never;
         /**
          * Set or replace the cover
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Raster images only. Answers the File object without data (key `fileId`).
          */
         put: operations["setCover"];
         post?: never;
@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -399,6 +399,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sync/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hub this instance syncs with */
+        get: operations["getSyncConfig"];
+        /**
+         * Sign in to a hub once and sync with it
+         * @description Admins. Checks the hub (`GET /api/v1/sync/hello`), signs in with the password once, registers this instance as a device and keeps only the device token (sealed). A background round starts at once.
+         */
+        put: operations["configureSync"];
+        post?: never;
+        /**
+         * Forget the hub
+         * @description Admins. Stops syncing and drops the device token; local portfolios stay as they are. Revoke the device in the hub's Users screen to end it there too.
+         */
+        delete: operations["forgetSync"];
+        options?: never;
+        /** The hub this instance syncs with */
+        head: operations["getSyncConfigHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one sync round now
+         * @description Admins. Pulls the hub changes, pushes local ones (files first), pulls again what the push made, and answers when the round ends (joins one already running).
+         */
+        post: operations["runSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sync state, progress, pending changes and the last error in words */
+        get: operations["getSyncStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Sync state, progress, pending changes and the last error in words */
+        head: operations["getSyncStatusHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sync/hello": {
         parameters: {
             query?: never;
@@ -553,10 +617,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/blobs/missing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which of these blobs the server lacks
+         * @description At most 1000 SHA-256s. Those the server has are kept for an hour even if no record refers to them yet, so the change that will refer to them finds them.
+         */
+        post: operations["findMissingBlobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/blobs/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A blob's bytes
+         * @description Only blobs some kept record (live, trashed or a kept revision) refers to; others: 404. ETag = "<sha256>", If-None-Match (304), one byte Range (206, 416).
+         */
+        get: operations["downloadBlob"];
+        /**
+         * Upload a blob, or continue a partial upload of it
+         * @description The raw bytes (`Content-Type: application/octet-stream`). Whole: `Content-Length`. Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset.
+         */
+        put: operations["uploadBlob"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Whether the server has a blob, or how much of an upload of it it kept */
+        head: operations["getBlobStateHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BlobUpload: {
+            /** @description A SHA-256, 64 lower-case hex digits */
+            sha256: string;
+            /** @description The blob size in bytes */
+            size: number;
+            /** @description Bytes kept so far (202: the upload is partial) */
+            offset?: number;
+        };
         Change: {
             seq: number;
             portfolioId: string;
@@ -753,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -866,6 +983,10 @@ export interface components {
             modifiedBy: string;
             /** @description Change sequence number of the last change */
             seq: number;
+            /** @description The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10) */
+            fileHashes?: {
+                [key: string]: string;
+            };
             /** @description Sync conflicts waiting for a person (DESIGN §10); absent when none */
             conflicts?: components["schemas"]["Conflict"][];
         };
@@ -928,6 +1049,13 @@ export interface components {
             total: number;
             /** @description Empty on the last page */
             nextPageToken: string;
+        };
+        MissingBlobs: {
+            /** @description Those the server lacks, in request order */
+            missing: string[];
+        };
+        MissingBlobsBody: {
+            sha256: string[];
         };
         MultipartFileUpload: {
             /**
@@ -1202,6 +1330,16 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
         };
+        /**
+         * Format: binary
+         * @description The bytes of the blob, or of the piece of it that Content-Range names
+         */
+        RawBlob: Blob;
+        /**
+         * Format: binary
+         * @description The file's own bytes, named by `Content-Disposition: attachment; filename="<name>"` (or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: the type is sniffed from the bytes all the same.
+         */
+        RawFileUpload: Blob;
         ResolveConflictBody: {
             /** @description Which side's value each conflicting field keeps */
             keep: "current" | "theirs";
@@ -1242,6 +1380,21 @@ export interface components {
             username: string;
             password: string;
         };
+        SyncConfig: {
+            hubUrl: string;
+            username: string;
+            /** @description This device's id on the hub (listed in its Users screen) */
+            deviceId: string;
+            /** @description Names this library in its mutations */
+            replicaId: string;
+        };
+        SyncConfigBody: {
+            /** @description e.g. http://hub:8080 */
+            hubUrl: string;
+            username: string;
+            /** @description Used once, never stored */
+            password: string;
+        };
         SyncHello: {
             /** @enum {string} */
             product: "portfolio-manager";
@@ -1249,6 +1402,48 @@ export interface components {
             protocol: number;
             /** @description The server package version */
             version: string;
+        };
+        SyncRoundSummary: {
+            /** @description Hub changes applied here */
+            pulled: number;
+            /** @description Local changes sent to the hub */
+            pushed: number;
+            /** @description Conflicts this round made (here or on the hub) */
+            conflicts: number;
+            blobsUp: number;
+            blobsDown: number;
+            bytesUp: number;
+            bytesDown: number;
+            durationMs: number;
+        };
+        SyncStatus: {
+            /** @description `offline`: the hub cannot be reached; rounds back off and try again */
+            state: "idle" | "running" | "error" | "offline";
+            /** @description When the last round ended well (ms since the epoch) */
+            lastSuccess: number | null;
+            lastError: {
+                code: string;
+                /** @description In words, for a person */
+                message: string;
+                time: number;
+            } | null;
+            pending: {
+                /** @description Local changes not yet on the hub */
+                changes: number;
+                /** @description Files those changes refer to */
+                blobs: number;
+                bytes: number;
+            };
+            progress: {
+                /** @description Records pulled and pushed so far this round */
+                done: number;
+                /** @description Records known to do this round (grows while pulling) */
+                total: number;
+                /** @description File bytes moved so far this round */
+                bytes: number;
+            };
+            /** @description Unresolved conflicts in this library */
+            conflicts: number;
         };
         TrashItem: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -3076,6 +3271,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3086,6 +3283,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3230,6 +3429,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3240,6 +3441,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -3384,6 +3587,8 @@ export interface operations {
             header?: {
                 /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
                 "if-match"?: string;
+                /** @description Raw uploads only, and required there: `attachment; filename="<name>"` (RFC 6266) */
+                "content-disposition"?: string;
             };
             path: {
                 portfolioId: string;
@@ -3394,6 +3599,8 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["FileUploadBody"];
                 "multipart/form-data": components["schemas"]["MultipartFileUpload"];
+                "application/octet-stream": components["schemas"]["RawFileUpload"];
+                "*/*": components["schemas"]["RawFileUpload"];
             };
         };
         responses: {
@@ -5327,6 +5534,660 @@ export interface operations {
             };
         };
     };
+    getSyncConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    configureSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncConfigBody"];
+            };
+        };
+        responses: {
+            /** @description Configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    forgetSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getSyncConfigHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRoundSummary"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncStatus"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatusHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     syncHello: {
         parameters: {
             query?: never;
@@ -6384,6 +7245,509 @@ export interface operations {
                         code: "DATABASE_UNAVAILABLE";
                     };
                 };
+            };
+        };
+    };
+    findMissingBlobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MissingBlobsBody"];
+            };
+        };
+        responses: {
+            /** @description The missing ones */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingBlobs"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    downloadBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag the caller holds: 304 without a body when it is current */
+                "if-none-match"?: string;
+                /** @description One byte range: `bytes=0-1023`, `bytes=1024-` or `bytes=-512` (206; 416 when outside the file). Several ranges or other units get the whole file. */
+                range?: string;
+                /** @description The ETag the Range is meant for; another one gets the whole file */
+                "if-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole blob */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The byte range asked for */
+            206: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description `bytes <first>-<last>/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The ETag sent in If-None-Match is current */
+            304: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RANGE_NOT_SATISFIABLE`: The requested byte range lies outside the file. */
+            416: {
+                headers: {
+                    /** @description `bytes *\/<size>` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "RANGE_NOT_SATISFIABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    uploadBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Continues a partial upload: `bytes <first>-<last>/<size>`, `<first>` = the Upload-Offset */
+                "content-range"?: string;
+            };
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": components["schemas"]["RawBlob"];
+            };
+        };
+        responses: {
+            /** @description The server had the blob already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description Verified and stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description Kept as a partial upload; continue at Upload-Offset */
+            202: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlobUpload"];
+                };
+            };
+            /** @description `BLOB_HASH_MISMATCH`: The bytes sent do not have the SHA-256 they were sent as; nothing was kept.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_HASH_MISMATCH" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `UPLOAD_OFFSET_MISMATCH`: The upload does not continue where the kept part ends; see Upload-Offset. */
+            409: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UPLOAD_OFFSET_MISMATCH";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getBlobStateHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A SHA-256, 64 lower-case hex digits */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored; Content-Length is its size */
+            200: {
+                headers: {
+                    /** @description Bytes in this answer */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
+                    "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -12,8 +12,14 @@ export const queryKeys = {
     ['portfolios', 'revisions', portfolioId, currentRevision] as const,
   revision: (portfolioId: string, revision: number) =>
     ['portfolios', 'revision', portfolioId, revision] as const,
+  // Under 'portfolios' too: a resolve or any other change refreshes the conflicts shown.
+  portfolioConflicts: (portfolioId: string) => ['portfolios', 'conflicts', portfolioId] as const,
+  conflicts: ['portfolios', 'conflict-list'] as const,
   trash: ['trash'] as const,
   fileBlob: (portfolioId: string, fileId: string, width: number | 'full') =>
     ['files', portfolioId, fileId, width] as const,
   users: ['users'] as const,
+  devices: (username: string) => ['users', 'devices', username] as const,
+  syncConfig: ['sync', 'config'] as const,
+  syncStatus: ['sync', 'status'] as const,
 };

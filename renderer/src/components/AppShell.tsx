@@ -3,6 +3,7 @@ import { paths } from '../paths';
 import { isAdmin, isStaff } from '../session/permissions';
 import { useSession } from '../session/use-session';
 import { SignInScreen } from '../pages/SignInScreen';
+import { SyncIndicator } from '../sync/SyncIndicator';
 import { OfflineBanner } from './OfflineBanner';
 
 export function AppShell() {
@@ -51,6 +52,7 @@ export function AppShell() {
             <NavLink to={paths.settings()}>Settings</NavLink>
           </nav>
           <div className="account">
+            {isAdmin(user) && <SyncIndicator />}
             <span className="account-name">
               {user.username} <span className="role-chip">{user.role}</span>
             </span>

@@ -3,12 +3,16 @@ import type { GalleryItem } from '../api/portfolio-api';
 import { AuthedImage } from '../components/AuthedImage';
 import { paths } from '../paths';
 import { StatusBadges } from '../portfolio/StatusBadges';
+import { isStaff } from '../session/permissions';
+import { useUser } from '../session/use-session';
+import { useConflictedPortfolios } from '../sync/use-conflicted-portfolios';
 
 export const CARD_IMAGE_WIDTH = 320;
 
 export function PortfolioCard({ item }: { item: GalleryItem }) {
   const portfolioId = item.portfolioId ?? '';
   const title = item.projectTitle || 'Untitled';
+  const conflicts = useConflictedPortfolios(isStaff(useUser())).get(portfolioId) ?? 0;
   return (
     <article className="portfolio-card">
       <AuthedImage
@@ -31,7 +35,12 @@ export function PortfolioCard({ item }: { item: GalleryItem }) {
             {item.memberBarcode && <span className="mono">#{item.memberBarcode}</span>}
           </p>
         )}
-        <StatusBadges published={item.published} active={item.active} staffPick={item.staffPick} />
+        <StatusBadges
+          published={item.published}
+          active={item.active}
+          staffPick={item.staffPick}
+          conflicts={conflicts}
+        />
       </div>
     </article>
   );

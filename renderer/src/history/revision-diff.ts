@@ -74,6 +74,9 @@ const COMMAND_LABELS: Record<string, string> = {
   restore: 'Restored an earlier revision',
   undelete: 'Restored from the Trash',
   migrate: 'Carried over from an older version',
+  'resolve-conflict': 'Resolved a sync conflict',
+  sync: 'Synced with the team server',
+  'sync-merge': 'Merged with edits from the team server',
 };
 
 /** What kind of change made a revision, as a short phrase. */

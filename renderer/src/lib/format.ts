@@ -33,3 +33,24 @@ export function fileKindLabel(extension: string | undefined, mimeType: string | 
   if (mimeType === 'application/pdf') return 'PDF';
   return 'FILE';
 }
+
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Infinity],
+];
+
+/** "just now", "5 minutes ago", "yesterday": how long ago `timestamp` was, seen from `now`. */
+export function formatRelativeTime(timestamp: number, now = Date.now()): string {
+  let value = (timestamp - now) / 1000;
+  if (Math.abs(value) < 10) return 'just now';
+  for (const [unit, size] of RELATIVE_STEPS) {
+    if (Math.abs(value) < size) return relativeFormat.format(Math.round(value), unit);
+    value /= size;
+  }
+  return formatDate(timestamp);
+}

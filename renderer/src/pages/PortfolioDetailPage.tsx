@@ -18,6 +18,7 @@ import { StatusBadges } from '../portfolio/StatusBadges';
 import { usePortfolio } from '../portfolio/use-portfolio';
 import { canEditCategory, isAdmin, isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
+import { ConflictPanel } from '../sync/ConflictPanel';
 
 export function PortfolioDetailPage() {
   const { portfolioId = '' } = useParams();
@@ -86,6 +87,7 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
       </header>
 
       {isAdmin(user) && <AdminActions detail={detail} />}
+      {isStaff(user) && <ConflictPanel detail={detail} canResolve={mayEdit} />}
 
       <div className="detail-layout">
         <div className="detail-main">

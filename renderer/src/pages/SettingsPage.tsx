@@ -12,8 +12,10 @@ import { updateUser } from '../api/users-api';
 import { TextField } from '../components/TextField';
 import { useDocumentTitle } from '../components/use-document-title';
 import { useToast } from '../components/use-toast';
+import { isAdmin } from '../session/permissions';
 import { useUser } from '../session/use-session';
 import { storeSessionId } from '../session/session-storage';
+import { TeamServerSection } from '../sync/TeamServerSection';
 
 /** Cache keys of what the desktop shell answers (not HTTP data, so not in api/query-keys). */
 const desktopKeys = {
@@ -31,9 +33,12 @@ const MIN_PASSWORD = 8;
 export function SettingsPage() {
   useDocumentTitle('Settings');
   const desktop = window.desktop;
+  const user = useUser();
   return (
     <div className="page settings-page">
       <h1>Settings</h1>
+      {/* Any instance, desktop or headless, can sync with a hub; only an admin sets it up. */}
+      {isAdmin(user) && <TeamServerSection />}
       {desktop ? (
         <>
           <LanSharingSection desktop={desktop} />

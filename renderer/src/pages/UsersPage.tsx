@@ -12,6 +12,7 @@ import { useToast } from '../components/use-toast';
 import { formatDate } from '../lib/format';
 import { isAdmin } from '../session/permissions';
 import { useUser } from '../session/use-session';
+import { UserDevices } from '../sync/UserDevices';
 
 const ROLE_LABELS: Record<Role, string> = {
   viewer: 'Viewer — sees published portfolios',
@@ -253,6 +254,7 @@ function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
           </button>
         </div>
       </div>
+      <UserDevices username={user.username} />
       {editing && (
         <form
           className="user-editor"

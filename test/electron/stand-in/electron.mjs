@@ -240,14 +240,31 @@ export const dialog = {
   },
 };
 
-/** Not used by the main process today; here so a future import links instead of failing. */
+/**
+ * The OS keychain behind safeStorage: available (a libsecret keyring) unless the test says
+ * STAND_IN_SAFE_STORAGE=unavailable or names another backend (STAND_IN_SAFE_STORAGE=basic_text).
+ * "Encryption" is a reversible byte flip behind a marker, enough to tell sealed from plain; each
+ * call is reported without its content.
+ */
+const SEALED_MARK = Buffer.from('stand-in-keychain:');
+const flip = (bytes) => Buffer.from(bytes.map((byte) => byte ^ 0x5a));
 export const safeStorage = {
-  isEncryptionAvailable: () => false,
-  encryptString: () => {
-    throw new Error('safeStorage is not available in the stand-in');
+  isEncryptionAvailable: () => process.env.STAND_IN_SAFE_STORAGE !== 'unavailable',
+  getSelectedStorageBackend: () =>
+    process.env.STAND_IN_SAFE_STORAGE === 'basic_text' ? 'basic_text' : 'gnome_libsecret',
+  encryptString(plain) {
+    if (!safeStorage.isEncryptionAvailable()) throw new Error('Encryption is not available.');
+    report('safe-storage-encrypt', { length: plain.length });
+    return Buffer.concat([SEALED_MARK, flip(Buffer.from(plain, 'utf8'))]);
   },
-  decryptString: () => {
-    throw new Error('safeStorage is not available in the stand-in');
+  decryptString(encrypted) {
+    if (!safeStorage.isEncryptionAvailable()) throw new Error('Decryption is not available.');
+    if (!encrypted.subarray(0, SEALED_MARK.length).equals(SEALED_MARK))
+      throw new Error(
+        'Error while decrypting the ciphertext provided to safeStorage.decryptString.',
+      );
+    report('safe-storage-decrypt');
+    return flip(encrypted.subarray(SEALED_MARK.length)).toString('utf8');
   },
 };
 

@@ -1,0 +1,284 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import type { PortfolioDetail } from '../../../shared';
+import { queryKeys } from '../api/query-keys';
+import {
+  type Conflict,
+  type ResolveConflictBody,
+  listPortfolioConflicts,
+  resolveConflict,
+} from '../api/sync-api';
+import { TagInput } from '../components/TagInput';
+import { TextField } from '../components/TextField';
+import { useToast } from '../components/use-toast';
+import { COMPARED_FIELDS, type FieldKind, fieldLabel, fileIdsOf } from '../history/revision-diff';
+import { RevisionValue } from '../history/RevisionValue';
+import { formatDate } from '../lib/format';
+import { describeSyncError } from './sync-words';
+
+/** How a conflicting field reads and is edited; a key the detail page does not show is text. */
+function kindOf(field: string): FieldKind {
+  return COMPARED_FIELDS.find((compared) => compared.key === field)?.kind ?? 'text';
+}
+
+/** The open conflicts of one portfolio (staff only: viewers never see a conflict). */
+export function usePortfolioConflicts(portfolioId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.portfolioConflicts(portfolioId),
+    queryFn: async ({ signal }) => (await listPortfolioConflicts(portfolioId, signal)).conflicts,
+    enabled,
+  });
+}
+
+interface ConflictPanelProps {
+  detail: PortfolioDetail;
+  /** May this user change the portfolio (resolving is an update)? */
+  canResolve: boolean;
+}
+
+/**
+ * A portfolio's sync conflicts: per field both values side by side (the base they both started
+ * from below, small), and per conflict keep the current value, take theirs, or edit.
+ */
+export function ConflictPanel({ detail, canResolve }: ConflictPanelProps) {
+  const conflicts = usePortfolioConflicts(detail.portfolioId, true);
+  if (!conflicts.data || conflicts.data.length === 0) return null;
+  const count = conflicts.data.length;
+  return (
+    <section className="card conflict-panel" aria-labelledby="conflict-heading">
+      <h2 id="conflict-heading">
+        {count === 1 ? 'A sync conflict to resolve' : `${count} sync conflicts to resolve`}
+      </h2>
+      <p>
+        The same field was changed here and on another device. Both values are kept until someone
+        chooses; the portfolio shows the current value meanwhile.
+      </p>
+      <ul className="conflict-list">
+        {conflicts.data.map((conflict) => (
+          <ConflictItem
+            key={conflict.conflictId}
+            conflict={conflict}
+            detail={detail}
+            canResolve={canResolve}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function ConflictItem({
+  conflict,
+  detail,
+  canResolve,
+}: {
+  conflict: Conflict;
+  detail: PortfolioDetail;
+  canResolve: boolean;
+}) {
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [editing, setEditing] = useState(false);
+  const fields = Object.entries(conflict.fields);
+  const served = fileIdsOf(detail);
+
+  const resolve = useMutation({
+    mutationFn: (body: ResolveConflictBody) =>
+      resolveConflict(conflict.conflictId, { ...body, revision: detail.revision }),
+    onSuccess: async (_answer, body) => {
+      setEditing(false);
+      toast.success(
+        body.fields
+          ? 'The conflict is resolved with your edit.'
+          : body.keep === 'theirs'
+            ? `The conflict is resolved: ${conflict.by}'s values are kept.`
+            : 'The conflict is resolved: the current values are kept.',
+      );
+      // The detail, its history and every conflict list are under 'portfolios'.
+      await queryClient.invalidateQueries({ queryKey: queryKeys.portfolios });
+    },
+  });
+
+  return (
+    <li className="conflict-item">
+      <p className="conflict-meta">
+        From <strong>{conflict.by}</strong>&rsquo;s device, starting from revision{' '}
+        {conflict.baseRevision} ·{' '}
+        <time dateTime={new Date(conflict.createdTime).toISOString()}>
+          {formatDate(conflict.createdTime)}
+        </time>
+      </p>
+      {/* A field conflict's table says it all; a delete conflict is told by its note. */}
+      {conflict.kind === 'delete' && conflict.note && <p className="notice">{conflict.note}</p>}
+      {fields.length > 0 && (
+        <table className="compare-table conflict-table">
+          <caption className="visually-hidden">
+            Conflicting values from {conflict.by}, side by side
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Current</th>
+              <th scope="col">Theirs ({conflict.by})</th>
+            </tr>
+          </thead>
+          <tbody>
+            {fields.map(([field, values]) => (
+              <tr key={field}>
+                <th scope="row">
+                  {fieldLabel(field)}
+                  <span className="conflict-base">
+                    Before both edits:{' '}
+                    <RevisionValue
+                      portfolioId={detail.portfolioId}
+                      kind={kindOf(field)}
+                      value={values.base as never}
+                      servedFileIds={served}
+                    />
+                  </span>
+                </th>
+                <td>
+                  <RevisionValue
+                    portfolioId={detail.portfolioId}
+                    kind={kindOf(field)}
+                    value={values.current as never}
+                    servedFileIds={served}
+                  />
+                </td>
+                <td>
+                  <RevisionValue
+                    portfolioId={detail.portfolioId}
+                    kind={kindOf(field)}
+                    value={values.theirs as never}
+                    servedFileIds={served}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {resolve.isError && (
+        <p className="form-error" role="alert">
+          The conflict was not resolved. {describeSyncError(resolve.error)}
+        </p>
+      )}
+      {canResolve &&
+        (editing ? (
+          <ConflictEditor
+            conflict={conflict}
+            busy={resolve.isPending}
+            onSave={(values) => resolve.mutate({ keep: 'current', fields: values })}
+            onCancel={() => setEditing(false)}
+          />
+        ) : (
+          <div className="button-row">
+            <button
+              type="button"
+              className="button"
+              disabled={resolve.isPending}
+              onClick={() => resolve.mutate({ keep: 'current' })}
+            >
+              {conflict.kind === 'delete' ? 'Keep this portfolio' : 'Keep current'}
+            </button>
+            {fields.length > 0 && (
+              <>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={resolve.isPending}
+                  onClick={() => resolve.mutate({ keep: 'theirs' })}
+                >
+                  Keep theirs
+                </button>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={resolve.isPending}
+                  aria-expanded={editing}
+                  onClick={() => setEditing(true)}
+                >
+                  Edit…
+                </button>
+              </>
+            )}
+          </div>
+        ))}
+    </li>
+  );
+}
+
+/** Edits the conflicting fields, starting from the current values; scalars and tag lists only. */
+function ConflictEditor({
+  conflict,
+  busy,
+  onSave,
+  onCancel,
+}: {
+  conflict: Conflict;
+  busy: boolean;
+  onSave(values: Record<string, unknown>): void;
+  onCancel(): void;
+}) {
+  const editable = Object.entries(conflict.fields).filter(([field]) =>
+    ['text', 'html', 'tags', 'flag'].includes(kindOf(field)),
+  );
+  const [values, setValues] = useState<Record<string, unknown>>(() =>
+    Object.fromEntries(editable.map(([field, sides]) => [field, sides.current])),
+  );
+  const set = (field: string) => (value: unknown) =>
+    setValues((previous) => ({ ...previous, [field]: value }));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    onSave(values);
+  }
+
+  return (
+    <form className="conflict-editor" onSubmit={submit} aria-label="Edit the conflicting values">
+      {editable.map(([field]) => {
+        const kind = kindOf(field);
+        const label = fieldLabel(field);
+        if (kind === 'flag')
+          return (
+            <div className="field" key={field}>
+              <label className="field-label">
+                <input
+                  type="checkbox"
+                  checked={Boolean(values[field])}
+                  onChange={(event) => set(field)(event.target.checked)}
+                />{' '}
+                {label}
+              </label>
+            </div>
+          );
+        if (kind === 'tags')
+          return (
+            <TagInput
+              key={field}
+              label={label}
+              values={(values[field] as string[] | undefined) ?? []}
+              onChange={set(field)}
+            />
+          );
+        return (
+          <TextField
+            key={field}
+            label={label}
+            value={String(values[field] ?? '')}
+            onChange={set(field)}
+            multiline={kind === 'html' || String(values[field] ?? '').length > 80}
+          />
+        );
+      })}
+      <div className="button-row">
+        <button type="submit" className="button button--primary" disabled={busy}>
+          Save and resolve
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
