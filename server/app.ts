@@ -18,19 +18,24 @@ import authRoutes from './routes/auth';
 import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
+import deviceRoutes from './routes/devices';
+import syncRoutes from './routes/sync';
 import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
+import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
 import {
   blobServicePlugin,
   portfolioServicePlugin,
+  syncServicePlugin,
   userServicePlugin,
 } from './services/service-plugins';
 import shellFacade from './shell-facade';
+import syncPlugin from './sync/sync-plugin';
 
 export type { AppOptions } from './config';
 
@@ -91,7 +96,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
   await app.register(blobServicePlugin);
+  await app.register(syncServicePlugin);
   await app.register(shellFacade);
+  await app.register(syncPlugin, options.sync ?? {});
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -104,6 +111,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(trashRoutes);
   await app.register(changeRoutes);
   await app.register(blobRoutes);
+  await app.register(syncControlRoutes);
+  await app.register(deviceRoutes, { version: packageJson.version });
+  await app.register(syncRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

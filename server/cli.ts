@@ -11,6 +11,7 @@ import {
   type Command,
 } from './cli/command';
 import { serveCommand } from './cli/serve';
+import { syncCommand } from './cli/sync';
 import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 
 /*
@@ -18,7 +19,12 @@ import { usersListCommand, usersResetPasswordCommand } from './cli/users';
  * in server/cli/ and describes its own flags, from which its parser and help are made.
  */
 
-const COMMANDS: Command[] = [serveCommand, usersListCommand, usersResetPasswordCommand];
+const COMMANDS: Command[] = [
+  serveCommand,
+  syncCommand,
+  usersListCommand,
+  usersResetPasswordCommand,
+];
 const TITLE = `Portfolio Manager ${packageJson.version}`;
 
 /** The command whose words start `args` (the longest such), or a group name such as "users". */

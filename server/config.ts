@@ -1,3 +1,4 @@
+import type { SyncAppOptions } from './sync/sync-plugin';
 import type { FastifyServerOptions } from 'fastify';
 
 export interface AuthOptions {
@@ -79,6 +80,8 @@ export interface AppOptions {
   listCacheBytes?: number;
   history?: Partial<HistoryOptions>;
   trash?: Partial<TrashOptions>;
+  /** This instance as a sync replica (DESIGN §10): token sealing, round timing, `--hub`. */
+  sync?: SyncAppOptions;
 }
 
 export interface ResolvedConfig {

@@ -11,6 +11,10 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { statusCode: 401, message: 'A valid session is required.' },
   SESSION_EXPIRED: { statusCode: 401, message: 'The session has expired; sign in again.' },
   INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
+  DEVICE_REVOKED: {
+    statusCode: 401,
+    message: 'This device was signed out of the hub; sign in again.',
+  },
   FORBIDDEN: { statusCode: 403, message: 'Your role does not allow this action.' },
   FORBIDDEN_FIELD: { statusCode: 403, message: 'Only an admin may set this field.' },
   CATEGORY_NOT_ALLOWED: {
@@ -25,6 +29,8 @@ export const ERROR_CODES = {
   PORTFOLIO_NOT_FOUND: { statusCode: 404, message: 'No such portfolio.' },
   USER_NOT_FOUND: { statusCode: 404, message: 'No such user.' },
   FILE_NOT_FOUND: { statusCode: 404, message: 'No such file.' },
+  DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
+  CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
   REVISION_NOT_FOUND: { statusCode: 404, message: 'No such revision of this portfolio is kept.' },
   BLOB_NOT_FOUND: { statusCode: 404, message: 'The server has no blob with this SHA-256.' },
   BLOB_HASH_MISMATCH: {
@@ -38,6 +44,10 @@ export const ERROR_CODES = {
   ID_TAKEN: { statusCode: 409, message: 'The specified identifier is already taken.' },
   USERNAME_TAKEN: { statusCode: 409, message: 'That username is already taken.' },
   REVISION_CONFLICT: { statusCode: 409, message: 'The portfolio was changed by someone else.' },
+  REPLICA_ID_TAKEN: {
+    statusCode: 409,
+    message: 'This replica id belongs to another device; sign in to the hub again.',
+  },
   LAST_ADMIN: { statusCode: 409, message: 'The last admin cannot be deleted or demoted.' },
   RESYNC_REQUIRED: {
     statusCode: 410,
@@ -74,6 +84,32 @@ export const ERROR_CODES = {
     message: 'The change could not be saved; nothing was changed.',
   },
   INTERNAL: { statusCode: 500, message: 'Something went wrong on the server.' },
+  // Replica side of sync (DESIGN §10): the control API says what went wrong with the hub.
+  HUB_UNREACHABLE: {
+    statusCode: 400,
+    message: 'The hub cannot be reached; check its address and the network.',
+  },
+  HUB_NOT_PORTFOLIO: {
+    statusCode: 400,
+    message: 'That address is not a Portfolio Manager server.',
+  },
+  HUB_TOO_OLD: { statusCode: 400, message: 'The hub is too old for this app; update the hub.' },
+  HUB_SIGN_IN_FAILED: { statusCode: 401, message: 'Wrong username or password on the hub.' },
+  HUB_ERROR: { statusCode: 502, message: 'The hub failed to answer; sync will try again.' },
+  SYNC_DEVICE_REVOKED: {
+    statusCode: 401,
+    message: 'This device was signed out of the hub; sign in again.',
+  },
+  SYNC_REPLICA_ID_TAKEN: {
+    statusCode: 409,
+    message: 'Another device syncs with this replica id; sign in again.',
+  },
+  SYNC_NOT_CONFIGURED: { statusCode: 404, message: 'No team server is set up.' },
+  SYNC_UNAVAILABLE: {
+    statusCode: 404,
+    message: 'This storage backend cannot be a sync replica.',
+  },
+  DISK_FULL: { statusCode: 507, message: 'The disk is full; free some space and try again.' },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

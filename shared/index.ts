@@ -8,3 +8,5 @@ export * from './schemas/user';
 export * from './media-types';
 export * from './permissions';
 export * from './schemas/history';
+export * from './schemas/sync-replica';
+export * from './schemas/sync';

@@ -99,6 +99,7 @@ export class SessionService {
       this.recentHashes.put(sessionId, sessionHash);
     }
     const session = this.users.getSession(sessionHash);
+    if (session?.kind === 'device') return this.authenticateDevice(sessionHash, session);
     const user = session && this.users.get(session.username);
     if (!session || !user)
       throw new ApiError('UNAUTHORIZED', 'The session is not valid; sign in again.');
@@ -112,6 +113,25 @@ export class SessionService {
       void this.users.saveSession(sessionHash, { ...session, lastSeen: now }).catch(() => {});
     }
     return { user, session, sessionHash };
+  }
+
+  /**
+   * A device token (DESIGN §10): acts with its user's current rights, never expires by
+   * idleness, and answers DEVICE_REVOKED once signed out of the hub.
+   */
+  private authenticateDevice(sessionHash: string, device: SessionRecord): Authenticated {
+    if (device.revokedTime !== undefined) throw new ApiError('DEVICE_REVOKED');
+    const user = this.users.get(device.username);
+    if (!user) throw new ApiError('DEVICE_REVOKED');
+    const now = this.now();
+    if (device.expiredDate <= now) throw new ApiError('SESSION_EXPIRED');
+    if (now - device.lastSeen >= TOUCH_INTERVAL_MS) {
+      // Read again right before the write: a revocation committed since must not be undone.
+      const latest = this.users.getSession(sessionHash);
+      if (latest && latest.revokedTime === undefined)
+        void this.users.saveSession(sessionHash, { ...latest, lastSeen: now }).catch(() => {});
+    }
+    return { user, session: device, sessionHash };
   }
 
   idleExpiresAt(session: SessionRecord): number {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, retentionFromEnv } from '../config';
 import { DataDirInUseError } from '../storage/data-dir-lock';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
+import { HUB_ENV, HUB_FLAG, hubOf } from './sync';
 
 function parseCacheMegabytes(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -14,6 +15,14 @@ function parseCacheMegabytes(value: string | undefined): number | undefined {
       `PORTFOLIO_LIST_CACHE_MB must be a number of megabytes, 0 or more, not "${value}"`,
     );
   return Math.round(megabytes * 1024 * 1024);
+}
+
+function parseSyncInterval(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
+    throw new UsageError(`PORTFOLIO_SYNC_INTERVAL_S must be seconds, 0 or more, not "${value}"`);
+  return Math.round(seconds * 1000);
 }
 
 function parsePort(value: string): number {
@@ -99,6 +108,7 @@ export const serveCommand: Command = {
       description: 'port (default 8080; 0 picks a free one)',
     },
     DATA_DIR_FLAG,
+    HUB_FLAG,
   ],
   env: [
     {
@@ -131,6 +141,11 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_TRASH_DAYS',
       description: 'days a deleted portfolio stays in the trash (default 30)',
     },
+    ...HUB_ENV,
+    {
+      name: 'PORTFOLIO_SYNC_INTERVAL_S',
+      description: 'seconds between background sync rounds (default 60; 0: only on request)',
+    },
   ],
   notes:
     'Ctrl-C or SIGTERM stops the server once pending writes are on disk. Bound to a loopback\n' +
@@ -143,6 +158,8 @@ export const serveCommand: Command = {
     const dataDir = resolve(input.option('data-dir') ?? 'data');
     const listCacheBytes = parseCacheMegabytes(env.PORTFOLIO_LIST_CACHE_MB);
     const retention = retentionOf(env);
+    const hub = hubOf(input.option('hub'), env);
+    const syncInterval = parseSyncInterval(env.PORTFOLIO_SYNC_INTERVAL_S);
     // Loaded only now: help and command-line errors answer without loading the server.
     const { buildApp } = await import('../app');
     const { isLoopbackHostName } = await import('../plugins/loopback-host');
@@ -153,6 +170,7 @@ export const serveCommand: Command = {
       loopbackOnly: isLoopbackHostName(host),
       listCacheBytes,
       ...retention,
+      sync: { hub, ...(syncInterval !== undefined && { intervalMs: syncInterval }) },
       logger: {
         level: env.PORTFOLIO_LOG_LEVEL ?? 'info',
         ...(process.stdout.isTTY

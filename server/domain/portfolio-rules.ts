@@ -179,11 +179,14 @@ export function expectedRevision(
 }
 
 /** Bookkeeping that every change moves; never listed as a changed field. */
-const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime']);
+const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime', 'syncApplied']);
 
 /** The record's top-level keys whose values differ (all of them for a new portfolio). */
 export function changedFields(previous: PortfolioRecord | null, next: PortfolioRecord): string[] {
-  return (Object.keys(next) as Array<keyof PortfolioRecord>).filter(
+  const keys = Object.keys(next) as Array<keyof PortfolioRecord>;
+  // Optional keys a change removed (the last conflict resolved) changed too.
+  if (previous?.conflicts !== undefined && next.conflicts === undefined) keys.push('conflicts');
+  return keys.filter(
     (key) => !UNTRACKED_FIELDS.has(key) && !isDeepStrictEqual(previous?.[key], next[key]),
   );
 }

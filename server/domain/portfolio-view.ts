@@ -74,7 +74,8 @@ export function detailViewWithData(
 
 /**
  * The detail answer, with the interface's spellings (`oboutProject`, `createdDate`, `fileID`).
- * Every other key is the record's own; `seq` belongs to the change feed only.
+ * Every other key is the record's own; `seq` and `conflicts` belong to the change feed only,
+ * the sync bookkeeping (`syncApplied`) to no answer.
  */
 export function detailView(record: StoredPortfolioRecord): PortfolioDetail {
   const {
@@ -84,6 +85,8 @@ export function detailView(record: StoredPortfolioRecord): PortfolioDetail {
     draftingProcess,
     additionalDocument,
     seq: _seq,
+    conflicts: _conflicts,
+    syncApplied: _syncApplied,
     ...same
   } = record;
   return {

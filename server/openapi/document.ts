@@ -64,7 +64,7 @@ function plumbingErrors(route: RouteInfo): ErrorCode[] {
   if (methodsOf(route).some((method) => WRITE_METHODS.has(method))) codes.push('STORAGE_FAILURE');
   const security = schema.security as Array<Record<string, unknown>> | undefined;
   if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
-    codes.push('UNAUTHORIZED', 'SESSION_EXPIRED');
+    codes.push('UNAUTHORIZED', 'SESSION_EXPIRED', 'DEVICE_REVOKED');
   }
   if (schema.body || schema.params || schema.querystring || schema.headers) {
     codes.push('VALIDATION_FAILED');

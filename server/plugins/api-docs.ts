@@ -77,6 +77,10 @@ export default fp(
           { name: 'trash', description: 'Deleted portfolios: list, restore, purge' },
           { name: 'users', description: 'User management (admin)' },
           { name: 'sync', description: 'Sync between a replica and its hub (DESIGN §10)' },
+          {
+            name: 'sync-replica',
+            description: 'This instance as a replica of a team server (hub): setup, rounds, status',
+          },
         ],
       },
       // Every GET also answers HEAD (Fastify's exposeHeadRoutes): document those too.

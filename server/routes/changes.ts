@@ -8,6 +8,7 @@ import {
 import { detailView } from '../domain/portfolio-view';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
+import { filesOf } from '../plugins/blob-store';
 import type { Change } from '../repositories/portfolio-repository-contract';
 
 /** The feed item: a tombstone, or the portfolio's latest state in the detail shape plus seq. */
@@ -19,7 +20,12 @@ function feedItem(change: Change): ChangeItem {
     portfolioId,
     revision,
     deleted: false,
-    portfolio: { ...detailView(change.portfolio), seq: change.portfolio.seq },
+    portfolio: {
+      ...detailView(change.portfolio),
+      seq: change.portfolio.seq,
+      fileHashes: Object.fromEntries(filesOf(change.portfolio).map((f) => [f.fileId, f.sha256])),
+      ...(change.portfolio.conflicts?.length && { conflicts: change.portfolio.conflicts }),
+    },
   };
 }
 

@@ -94,7 +94,7 @@ const validateConditional = bodyValidator(ConditionalBodySchema);
 const MAX_ATTEMPTS = 8;
 
 /** What one attempt of a change stores, and what it tells history. */
-interface Step {
+export interface Step {
   next: PortfolioRecord;
   command: string;
 }
@@ -417,6 +417,26 @@ export class PortfolioService {
       cursor = page.next;
     } while (cursor !== null);
     return snapshots;
+  }
+
+  // ---- Sync (DESIGN §10) ----
+
+  /**
+   * Runs `task` in this portfolio's turn, between the service's own changes of it: sync applies
+   * a replica's mutation there with the repository's compare-and-set.
+   */
+  inTurn<T>(portfolioId: string, task: () => Promise<T>): Promise<T> {
+    return this.turns.run(portfolioId, task);
+  }
+
+  /** A change built by sync (resolving a conflict) through the one write path below. */
+  changeForSync(
+    user: Caller,
+    portfolioId: string,
+    expected: Expected | undefined,
+    step: (current: StoredPortfolio) => Step,
+  ): Promise<StoredPortfolio> {
+    return this.change(user, portfolioId, expected, step);
   }
 
   // ---- The one write path ----

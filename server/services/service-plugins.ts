@@ -1,10 +1,12 @@
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PartialUploads } from '../storage/partial-uploads';
 import { BlobService } from './blob-service';
+import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
+import { SyncService } from './sync-service';
 import { UserService } from './user-service';
 
 declare module 'fastify' {
@@ -15,6 +17,10 @@ declare module 'fastify' {
     userService: UserService;
     /** Blobs by content for sync: missing, resumable uploads, downloads. */
     blobService: BlobService;
+    /** Device tokens of sync replicas (DESIGN §10). */
+    deviceService: DeviceService;
+    /** Replicas' mutations and the conflicts they leave (DESIGN §10). */
+    syncService: SyncService;
   }
 }
 
@@ -22,6 +28,7 @@ declare module 'fastify' {
 export const userServicePlugin = fp(
   async function userService(app: FastifyInstance) {
     app.decorate('userService', new UserService(app.userRepository, app.config.auth));
+    app.decorate('deviceService', new DeviceService(app.userRepository));
   },
   { name: 'user-service', dependencies: ['storage'] },
 );
@@ -44,6 +51,30 @@ export const portfolioServicePlugin = fp(
     );
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);
+
+/** The hub side of sync over the portfolio service, the devices and the blob store. */
+export const syncServicePlugin = fp(
+  async function syncService(app: FastifyInstance) {
+    const blobs = app.blobStore;
+    app.decorate(
+      'syncService',
+      new SyncService({
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        devices: app.deviceService,
+        blobs: {
+          has: (sha256) =>
+            stat(blobs.pathOf(sha256)).then(
+              (found) => found.isFile(),
+              () => false,
+            ),
+          hold: (sha256s) => blobs.hold(sha256s),
+        },
+      }),
+    );
+  },
+  { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
 );
 
 const HOUR_MS = 60 * 60 * 1000;

@@ -29,6 +29,21 @@ import { RevisionIndex, lowerBound } from './revision-index';
 import { SeqIndex } from './seq-index';
 import type { Op, Store } from './store';
 
+/** One record for `applyRemote`: kept at its own revision, or `null` to move it to the trash. */
+export interface RemoteEntry {
+  portfolioId: string;
+  record: (PortfolioRecord & { createdBy?: string; modifiedBy?: string }) | null;
+  meta: ChangeMeta;
+}
+
+/** What `applyRemote` did with one entry: the stored record (none for a trash move) and its seq. */
+export interface AppliedRemote {
+  portfolioId: string;
+  stored: StoredPortfolio | undefined;
+  /** The local seq of the change, or undefined when nothing changed (trash move of no record). */
+  seq: number | undefined;
+}
+
 export interface EmbeddedRepositoryOptions {
   /** Keep superseded revisions (default). Off: only each portfolio's current revision is kept. */
   history?: boolean;
@@ -199,6 +214,88 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
       seq,
     );
     return stored;
+  }
+
+  /**
+   * Sync (DESIGN §10), beside the contract: stores records as another library (the hub) made
+   * them, in one commit with `extraOps` (the replica's base entries and checkpoint). Not a
+   * compare-and-set: a record keeps the revision it was given (the hub's, which may be lower
+   * than a local draft's), wherever the portfolio is now (live, trash, purged or unknown); a
+   * `null` record moves a live portfolio to the trash. Local invariants hold: every entry gets
+   * the next local seq, and history keeps ascending revisions (local drafts at or above the
+   * given revision are dropped: the hub's revision supersedes them).
+   * `extraOps` is called in the same tick with the stored results, so it can record their seqs.
+   */
+  async applyRemote(
+    entries: RemoteEntry[],
+    extraOps: (applied: AppliedRemote[]) => Op[] = () => [],
+  ): Promise<AppliedRemote[]> {
+    let seq = this.library().seq;
+    const ops: Op[] = [];
+    const applied: AppliedRemote[] = [];
+    // Entries of one commit may name one portfolio twice: read through what this batch wrote.
+    const written = new Map<string, { live?: StoredPortfolio; trash?: TrashEntry }>();
+    const liveOf = (id: string) => (written.has(id) ? written.get(id)!.live : this.live(id));
+    const trashOf = (id: string) => (written.has(id) ? written.get(id)!.trash : this.trashed(id));
+    for (const { portfolioId: id, record, meta } of entries) {
+      const live = liveOf(id);
+      const trashed = trashOf(id);
+      if (record === null) {
+        if (!live) {
+          applied.push({ portfolioId: id, stored: undefined, seq: undefined });
+          continue;
+        }
+        seq++;
+        const entry: TrashEntry = {
+          portfolioId: id,
+          projectTitle: live.projectTitle,
+          category: live.category,
+          deletedTime: meta.time,
+          deletedBy: meta.by,
+          revision: live.revision,
+          seq,
+          snapshot: live,
+        };
+        ops.push(
+          { type: 'del', col: 'portfolios', key: id },
+          { type: 'put', col: 'trash', key: id, value: entry },
+        );
+        written.set(id, { trash: entry });
+        applied.push({ portfolioId: id, stored: undefined, seq });
+        continue;
+      }
+      seq++;
+      const previous = live ?? trashed?.snapshot;
+      const stored: StoredPortfolio = {
+        ...record,
+        portfolioId: id,
+        seq,
+        createdBy: record.createdBy ?? previous?.createdBy ?? meta.by,
+        modifiedBy: record.modifiedBy ?? meta.by,
+      };
+      if (trashed) ops.push({ type: 'del', col: 'trash', key: id });
+      if (this.store.get('tombstones', id)) ops.push({ type: 'del', col: 'tombstones', key: id });
+      if (previous && previous.revision < stored.revision && !written.has(id)) {
+        const at = live ? { col: 'portfolios' as const, key: id } : undefined;
+        ops.push(...this.revisionOps(previous, stored, meta, at));
+      } else {
+        for (const revision of this.history.of(id)) {
+          if (revision >= stored.revision)
+            ops.push({ type: 'del', col: 'revisions', key: revisionKey(id, revision) });
+        }
+        ops.push(...this.revisionOps(undefined, stored, meta));
+      }
+      ops.push({ type: 'put', col: 'portfolios', key: id, value: stored });
+      written.set(id, { live: stored });
+      applied.push({ portfolioId: id, stored, seq });
+    }
+    const extra = extraOps(applied);
+    if (seq === this.library().seq) {
+      if (extra.length > 0) await this.store.commit(extra);
+    } else {
+      await this.commit([...ops, ...extra], seq);
+    }
+    return applied;
   }
 
   async getTrashed(portfolioId: string): Promise<TrashEntry | undefined> {

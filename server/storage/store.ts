@@ -19,6 +19,8 @@ export const COLLECTIONS = [
   'trash',
   'revisions',
   'tombstones',
+  /** A replica's sync state (server/sync/): hub config, checkpoint, per-portfolio bases. */
+  'sync',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 export type { Op } from './journal';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './common';
 import { ChangeStampsSchema, PortfolioDetailSchema, PortfolioRecordSchema } from './portfolio';
+import { ConflictSchema } from './sync';
 
 /** Keyset paging of history and trash: newest first, `nextPageToken` "" on the last page. */
 export const PageQuerySchema = Type.Object(
@@ -25,7 +26,7 @@ export const RevisionSummarySchema = Type.Object(
     modifiedBy: Type.String(),
     command: Type.String({
       description:
-        'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate',
+        'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict',
     }),
     changedFields: Type.Array(Type.String(), {
       description: 'Top-level keys this revision changed',
@@ -72,11 +73,23 @@ export const ChangesQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** The feed's portfolio: the detail shape without file data, plus its change `seq`. */
+/** The feed's portfolio: the detail shape without file data, plus its `seq` and `conflicts`. */
 export const FeedPortfolioSchema = Type.Object(
   {
     ...PortfolioDetailSchema.properties,
     seq: ChangeStampsSchema.properties.seq,
+    fileHashes: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes ' +
+          'it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10)',
+      }),
+    ),
+    conflicts: Type.Optional(
+      Type.Array(ConflictSchema, {
+        description: 'Sync conflicts waiting for a person (DESIGN §10); absent when none',
+      }),
+    ),
   },
   { $id: 'FeedPortfolio' },
 );

@@ -8,6 +8,7 @@ import {
 } from '@sinclair/typebox';
 import { Clearable, Identifier, OptionalText, RequiredText, TagList, Timestamp } from './common';
 import { CoverFileSchema, ListFileSchema, StoredFileSchema } from './file';
+import { AppliedMutationSchema, ConflictSchema } from './sync';
 
 export const COMMANDS = ['save', 'publish', 'unpublish', 'activate', 'deactivate'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -62,6 +63,10 @@ export const PortfolioRecordSchema = Type.Object({
   published: Type.Boolean(),
   active: Type.Boolean(),
   revision: Type.Integer({ minimum: 1 }),
+  /** Sync conflicts waiting for a person (DESIGN §10); absent when none. */
+  conflicts: Type.Optional(Type.Array(ConflictSchema)),
+  /** Mutations of replicas this record took in, so a retried one is answered, not re-applied. */
+  syncApplied: Type.Optional(Type.Array(AppliedMutationSchema)),
 });
 
 /** Stamped by the repository on every committed change (DESIGN §9). */

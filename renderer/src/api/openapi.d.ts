@@ -444,6 +444,224 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sync/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hub this instance syncs with */
+        get: operations["getSyncConfig"];
+        /**
+         * Sign in to a hub once and sync with it
+         * @description Admins. Checks the hub (`GET /api/v1/sync/hello`), signs in with the password once, registers this instance as a device and keeps only the device token (sealed). A background round starts at once.
+         */
+        put: operations["configureSync"];
+        post?: never;
+        /**
+         * Forget the hub
+         * @description Admins. Stops syncing and drops the device token; local portfolios stay as they are. Revoke the device in the hub's Users screen to end it there too.
+         */
+        delete: operations["forgetSync"];
+        options?: never;
+        /** The hub this instance syncs with */
+        head: operations["getSyncConfigHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one sync round now
+         * @description Admins. Pulls the hub changes, pushes local ones (files first), pulls again what the push made, and answers when the round ends (joins one already running).
+         */
+        post: operations["runSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sync state, progress, pending changes and the last error in words */
+        get: operations["getSyncStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Sync state, progress, pending changes and the last error in words */
+        head: operations["getSyncStatusHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/hello": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What this server is, for a replica checking its hub
+         * @description No session needed. A replica refuses a hub whose `product` differs or whose `protocol` is lower than it needs.
+         */
+        get: operations["syncHello"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * What this server is, for a replica checking its hub
+         * @description No session needed. A replica refuses a hub whose `product` differs or whose `protocol` is lower than it needs.
+         */
+        head: operations["syncHelloHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Device tokens: your own; an admin sees all
+         * @description Live (not revoked) devices. Admins see every user’s and may filter with `username`; anyone else only their own (another username is 403).
+         */
+        get: operations["listDevices"];
+        put?: never;
+        /**
+         * Exchange a password session for a device token
+         * @description Editors and admins, signed in with a password (not a device token). The token is shown once; the hub keeps only its SHA-256. It never expires by idleness and acts with the current rights of its user until revoked. A replica id held by a live device of another user is 409 REPLICA_ID_TAKEN; the caller's own older device for the same replica is revoked (the replica signed in again).
+         */
+        post: operations["createDevice"];
+        delete?: never;
+        options?: never;
+        /**
+         * Device tokens: your own; an admin sees all
+         * @description Live (not revoked) devices. Admins see every user’s and may filter with `username`; anyone else only their own (another username is 403).
+         */
+        head: operations["listDevicesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign a device out of the hub
+         * @description Your own device, or any as an admin. Its token answers 401 DEVICE_REVOKED from now on.
+         */
+        delete: operations["revokeDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sync/mutations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a replica's changes, each in its own transaction
+         * @description Editors and admins (a device token or a session), with the rights of that user. Applied in order; each answers `applied` (base = current), `merged` (other fields changed on the hub since the base), `conflict` (the same field changed on both sides: the hub keeps its value and stores a conflict; or an edit met a delete) or `rejected` with an error (FORBIDDEN, VALIDATION_FAILED, BLOBS_MISSING, UNKNOWN_BASE_REVISION, PORTFOLIO_NOT_FOUND, ID_TAKEN): nothing of a rejected mutation is applied. A mutation id seen before answers its stored result again. A replica id bound to another device is 409 REPLICA_ID_TAKEN for the whole request.
+         */
+        post: operations["applyMutations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unresolved sync conflicts, newest first
+         * @description Editors and admins. Each with the title of its portfolio.
+         */
+        get: operations["listConflicts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Unresolved sync conflicts, newest first
+         * @description Editors and admins. Each with the title of its portfolio.
+         */
+        head: operations["listConflictsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/{portfolioId}/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One portfolio's unresolved sync conflicts */
+        get: operations["listPortfolioConflicts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** One portfolio's unresolved sync conflicts */
+        head: operations["listPortfolioConflictsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conflicts/{conflictId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a sync conflict
+         * @description Same rules as PUT. `keep` picks the side each conflicting field takes; `fields` (optional) gives edited values over both. An update with command `resolve-conflict` (in history) that removes the conflict. A delete conflict whose chosen side is the deleted one then moves the portfolio to the trash. `revision` (or If-Match) makes it conditional.
+         */
+        post: operations["resolveConflict"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -475,6 +693,61 @@ export interface components {
         ConditionalBody: {
             /** @description Change only if still at this revision */
             revision?: number;
+        };
+        Conflict: {
+            /** @description `<portfolioId>.<random>`: names its portfolio */
+            conflictId: string;
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description "field" or "delete" */
+            kind: "field" | "delete";
+            /** @description Milliseconds since the Unix epoch */
+            createdTime: number;
+            /** @description Username whose device (or session) sent the mutation */
+            by: string;
+            replicaId: string;
+            mutationId: string;
+            baseRevision: number;
+            fields: {
+                [key: string]: components["schemas"]["ConflictField"];
+            };
+            /** @description What happened, in words */
+            note: string;
+        };
+        ConflictField: {
+            /** @description The value at the base revision; null when it is unknown */
+            base: unknown;
+            /** @description The hub's value, which the record keeps */
+            current: unknown;
+            /** @description The replica's value, kept here until resolved */
+            theirs: unknown;
+        };
+        ConflictList: {
+            conflicts: components["schemas"]["ConflictListItem"][];
+            total: number;
+            /** @description Empty on the last page */
+            nextPageToken: string;
+        };
+        ConflictListItem: {
+            /** @description `<portfolioId>.<random>`: names its portfolio */
+            conflictId: string;
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description "field" or "delete" */
+            kind: "field" | "delete";
+            /** @description Milliseconds since the Unix epoch */
+            createdTime: number;
+            /** @description Username whose device (or session) sent the mutation */
+            by: string;
+            replicaId: string;
+            mutationId: string;
+            baseRevision: number;
+            fields: {
+                [key: string]: components["schemas"]["ConflictField"];
+            };
+            /** @description What happened, in words */
+            note: string;
+            projectTitle: string;
         };
         CoverFile: {
             fileId: string;
@@ -523,6 +796,21 @@ export interface components {
                 height?: number;
             } | null;
         } | null;
+        CreatedDevice: {
+            deviceId: string;
+            /** @description Send as `Authorization: Bearer <token>`; shown once, the hub keeps its hash */
+            token: string;
+            name: string;
+            replicaId: string;
+            username: string;
+            /** @description Milliseconds since the Unix epoch */
+            createdDate: number;
+        };
+        CreateDeviceBody: {
+            name: string;
+            /** @description Letters, digits, ".", ":", "-" and "_"; at most 64 characters */
+            replicaId: string;
+        };
         CreatePortfolioBody: {
             /** @description Optional client-made id; 409 when taken */
             portfolioId?: string;
@@ -562,6 +850,19 @@ export interface components {
                 allowEdit: string[];
             };
         };
+        Device: {
+            deviceId: string;
+            name: string;
+            replicaId: string;
+            username: string;
+            /** @description Milliseconds since the Unix epoch */
+            createdDate: number;
+            /** @description Milliseconds since the Unix epoch */
+            lastSeen: number;
+        };
+        DeviceList: {
+            devices: components["schemas"]["Device"][];
+        };
         /** @description The one shape of every error answer */
         ErrorBody: {
             /** @enum {string} */
@@ -569,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -682,6 +983,12 @@ export interface components {
             modifiedBy: string;
             /** @description Change sequence number of the last change */
             seq: number;
+            /** @description The sha256 of each file by its id (cover and lists), so a replica can fetch the bytes it lacks from `GET /api/v1/blobs/{sha256}` (sync, DESIGN §10) */
+            fileHashes?: {
+                [key: string]: string;
+            };
+            /** @description Sync conflicts waiting for a person (DESIGN §10); absent when none */
+            conflicts?: components["schemas"]["Conflict"][];
         };
         FileDescriptionBody: {
             description: string;
@@ -757,6 +1064,50 @@ export interface components {
              */
             file: Blob;
             description?: string;
+        };
+        Mutation: {
+            mutationId: string;
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description The hub revision the edit started from; 0 or absent for a create */
+            baseRevision?: number;
+            /** @description create, update, delete or restore (from the trash) */
+            op: "create" | "update" | "delete" | "restore";
+            /** @description Stored-record field names: the whole record for create, the fields changed since the base for update, {} for delete and restore; files as stored file metadata (fileId, sha256, …), never data. Checked per mutation (VALIDATION_FAILED). */
+            fields?: {
+                [key: string]: unknown;
+            };
+            /** @description Every blob the fields reference; all must be on the hub */
+            files?: string[];
+            /** @description Conflicts of this portfolio the replica resolved: the hub removes them too */
+            resolveConflicts?: string[];
+        };
+        MutationResult: {
+            mutationId: string;
+            /** @description A retried mutation answers the status it got the first time */
+            status: "applied" | "merged" | "conflict" | "duplicate" | "rejected";
+            portfolioId: string;
+            /** @description The hub revision after it (0: no such portfolio) */
+            revision: number;
+            /** @description The change seq of that revision (0: none) */
+            seq: number;
+            conflictId?: string;
+            error?: {
+                code: string;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        MutationsBody: {
+            /** @description Letters, digits, ".", ":", "-" and "_"; at most 64 characters */
+            replicaId: string;
+            mutations: components["schemas"]["Mutation"][];
+        };
+        MutationsResponse: {
+            results: components["schemas"]["MutationResult"][];
+        };
+        PortfolioConflicts: {
+            conflicts: components["schemas"]["Conflict"][];
         };
         PortfolioCreated: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -989,6 +1340,16 @@ export interface components {
          * @description The file's own bytes, named by `Content-Disposition: attachment; filename="<name>"` (or `filename*=UTF-8''<percent-encoded name>`). Any Content-Type but JSON and multipart: the type is sniffed from the bytes all the same.
          */
         RawFileUpload: Blob;
+        ResolveConflictBody: {
+            /** @description Which side's value each conflicting field keeps */
+            keep: "current" | "theirs";
+            /** @description Edited values (stored-record names) that override both sides */
+            fields?: {
+                [key: string]: unknown;
+            };
+            /** @description Resolve only if still at this revision */
+            revision?: number;
+        };
         RevisionList: {
             revisions: components["schemas"]["RevisionSummary"][];
             /** @description Revisions kept for this portfolio */
@@ -1001,7 +1362,7 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
             modifiedBy: string;
-            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash) or migrate */
+            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict */
             command: string;
             /** @description Top-level keys this revision changed */
             changedFields: string[];
@@ -1018,6 +1379,71 @@ export interface components {
         SignInBody: {
             username: string;
             password: string;
+        };
+        SyncConfig: {
+            hubUrl: string;
+            username: string;
+            /** @description This device's id on the hub (listed in its Users screen) */
+            deviceId: string;
+            /** @description Names this library in its mutations */
+            replicaId: string;
+        };
+        SyncConfigBody: {
+            /** @description e.g. http://hub:8080 */
+            hubUrl: string;
+            username: string;
+            /** @description Used once, never stored */
+            password: string;
+        };
+        SyncHello: {
+            /** @enum {string} */
+            product: "portfolio-manager";
+            /** @description The sync protocol this server speaks */
+            protocol: number;
+            /** @description The server package version */
+            version: string;
+        };
+        SyncRoundSummary: {
+            /** @description Hub changes applied here */
+            pulled: number;
+            /** @description Local changes sent to the hub */
+            pushed: number;
+            /** @description Conflicts this round made (here or on the hub) */
+            conflicts: number;
+            blobsUp: number;
+            blobsDown: number;
+            bytesUp: number;
+            bytesDown: number;
+            durationMs: number;
+        };
+        SyncStatus: {
+            /** @description `offline`: the hub cannot be reached; rounds back off and try again */
+            state: "idle" | "running" | "error" | "offline";
+            /** @description When the last round ended well (ms since the epoch) */
+            lastSuccess: number | null;
+            lastError: {
+                code: string;
+                /** @description In words, for a person */
+                message: string;
+                time: number;
+            } | null;
+            pending: {
+                /** @description Local changes not yet on the hub */
+                changes: number;
+                /** @description Files those changes refer to */
+                blobs: number;
+                bytes: number;
+            };
+            progress: {
+                /** @description Records pulled and pushed so far this round */
+                done: number;
+                /** @description Records known to do this round (grows while pulling) */
+                total: number;
+                /** @description File bytes moved so far this round */
+                bytes: number;
+            };
+            /** @description Unresolved conflicts in this library */
+            conflicts: number;
         };
         TrashItem: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -1106,7 +1532,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentSession"];
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1114,7 +1540,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1282,7 +1708,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1290,7 +1716,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1336,7 +1762,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1377,7 +1803,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1385,7 +1811,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1449,7 +1875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1457,7 +1883,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1551,7 +1977,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1606,7 +2032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1614,7 +2040,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1692,7 +2118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1700,7 +2126,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1820,7 +2246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1828,7 +2254,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -1907,7 +2333,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,7 +2403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1985,7 +2411,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2063,7 +2489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2071,7 +2497,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2182,7 +2608,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,7 +2675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2257,7 +2683,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2352,7 +2778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2786,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2483,7 +2909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,7 +2917,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2575,7 +3001,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +3084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2666,7 +3092,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2802,7 +3228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2810,7 +3236,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -2946,7 +3372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2954,7 +3380,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3120,7 +3546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3128,7 +3554,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3222,7 +3648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3230,7 +3656,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3351,7 +3777,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3432,7 +3858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +3866,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3582,7 +4008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3590,7 +4016,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3689,7 +4115,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3761,7 +4187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3769,7 +4195,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3839,7 +4265,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +4329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3911,7 +4337,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -3980,7 +4406,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4061,7 +4487,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4184,7 +4610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4192,7 +4618,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4248,7 +4674,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4312,7 +4738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4320,7 +4746,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4440,7 +4866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +4874,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4524,7 +4950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,7 +4958,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4601,7 +5027,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,7 +5091,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4673,7 +5099,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4811,7 +5237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4819,7 +5245,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -4935,7 +5361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4943,7 +5369,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "UNAUTHORIZED" | "SESSION_EXPIRED";
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
                     };
                 };
             };
@@ -5051,7 +5477,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again. */
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5080,6 +5506,1484 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getSyncConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    configureSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncConfigBody"];
+            };
+        };
+        responses: {
+            /** @description Configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfig"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    forgetSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    getSyncConfigHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub, account and device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRoundSummary"];
+                };
+            };
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD";
+                    };
+                };
+            };
+            /** @description `HUB_SIGN_IN_FAILED`: Wrong username or password on the hub.<br>`SYNC_DEVICE_REVOKED`: This device was signed out of the hub; sign in again.<br>`UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_SIGN_IN_FAILED" | "SYNC_DEVICE_REVOKED" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `HUB_ERROR`: The hub failed to answer; sync will try again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HUB_ERROR";
+                    };
+                };
+            };
+            /** @description `DISK_FULL`: The disk is full; free some space and try again. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DISK_FULL";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncStatus"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    getSyncStatusHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    syncHello: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product, its sync protocol and version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncHello"];
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    syncHelloHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product, its sync protocol and version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                /** @description Admins: only this user’s devices */
+                username?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceList"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    createDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDeviceBody"];
+            };
+        };
+        responses: {
+            /** @description The device and its token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedDevice"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REPLICA_ID_TAKEN`: This replica id belongs to another device; sign in to the hub again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    listDevicesHead: {
+        parameters: {
+            query?: {
+                /** @description Admins: only this user’s devices */
+                username?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    revokeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `DEVICE_NOT_FOUND`: No such device. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DEVICE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    applyMutations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MutationsBody"];
+            };
+        };
+        responses: {
+            /** @description One result per mutation, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MutationsResponse"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REPLICA_ID_TAKEN`: This replica id belongs to another device; sign in to the hub again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+        };
+    };
+    listConflicts: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of conflicts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictList"];
+                };
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_PAGE_TOKEN" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    listConflictsHead: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of conflicts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PAGE_TOKEN`: The page token is not valid for this query.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listPortfolioConflicts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its conflicts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioConflicts"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+        };
+    };
+    listPortfolioConflictsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its conflicts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resolveConflict: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                conflictId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveConflictBody"];
+            };
+        };
+        responses: {
+            /** @description The portfolio after it (no data) */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioDetail"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `CONFLICT_NOT_FOUND`: No such conflict; it may be resolved already.<br>`PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT_NOT_FOUND" | "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
             };
         };
     };

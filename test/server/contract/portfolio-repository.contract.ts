@@ -230,6 +230,45 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
       });
     });
 
+    describe('sync metadata', () => {
+      it('keeps conflicts and applied mutations whole: live, in history, in the trash, in the feed, after a reopen', async () => {
+        await start();
+        const created = await repo.insert(record('s1'), meta('ann', 'create'));
+        const conflicts = [
+          {
+            conflictId: 'c-1',
+            portfolioId: 's1',
+            kind: 'field' as const,
+            createdTime: clock,
+            by: 'ann',
+            replicaId: 'r-1',
+            mutationId: 'm-1',
+            baseRevision: 1,
+            fields: { projectTitle: { base: 'a', current: 'b', theirs: { nested: ['c'] } } },
+            note: 'both sides changed the title',
+          },
+        ];
+        const syncApplied = [
+          { replicaId: 'r-1', mutationId: 'm-1', status: 'conflict', revision: 2, time: clock },
+        ];
+        const updated = await repo.update(
+          's1',
+          1,
+          edit(created, { conflicts, syncApplied }),
+          meta('ann', 'save', ['conflicts']),
+        );
+        expect(updated.conflicts).toEqual(conflicts);
+        expect((await repo.get('s1'))!.conflicts).toEqual(conflicts);
+        expect((await repo.revision('s1', 2))!.snapshot.syncApplied).toEqual(syncApplied);
+        const feed = (await repo.changesSince(0, 10)).changes[0]!;
+        expect(!feed.deleted && feed.portfolio.conflicts).toEqual(conflicts);
+        repo = await backend.reopen();
+        expect(await repo.get('s1')).toEqual(updated);
+        await repo.delete('s1', 2, meta('ann', 'delete'));
+        expect((await repo.getTrashed('s1'))!.snapshot.conflicts).toEqual(conflicts);
+      });
+    });
+
     describe('change feed', () => {
       it('answers changes in seq order, collapsed to each portfolio latest state', async () => {
         await start();

@@ -1,0 +1,319 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { ResyncNeeded, SyncError } from './sync-error';
+
+/** The sync protocol this replica speaks; a hub answering a lower one is too old. */
+export const SYNC_PROTOCOL = 1;
+export const PRODUCT = 'portfolio-manager';
+
+const REQUEST_TIMEOUT_MS = 120_000;
+
+export interface Hello {
+  product: string;
+  protocol: number;
+  version: string;
+}
+
+export interface FeedChange {
+  seq: number;
+  portfolioId: string;
+  revision: number;
+  deleted: boolean;
+  portfolio?: Record<string, unknown>;
+}
+
+export interface FeedPage {
+  changes: FeedChange[];
+  next: number;
+  hasMore: boolean;
+  libraryId: string;
+}
+
+export interface Mutation {
+  mutationId: string;
+  portfolioId: string;
+  baseRevision: number;
+  op: 'create' | 'update' | 'delete' | 'restore';
+  fields: Record<string, unknown>;
+  files: string[];
+  /** Hub conflicts resolved here (a local resolve-conflict update), removed on the hub too. */
+  resolveConflicts?: string[];
+}
+
+export interface MutationResult {
+  mutationId: string;
+  status: 'applied' | 'merged' | 'conflict' | 'duplicate' | 'rejected';
+  portfolioId: string;
+  revision?: number;
+  seq?: number;
+  conflictId?: string;
+  error?: { code: string; message: string };
+}
+
+export interface Device {
+  deviceId: string;
+  token: string;
+  name: string;
+  replicaId: string;
+  username: string;
+}
+
+/** Counts bytes as they pass, for progress. */
+function counter(onBytes: (n: number) => void): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      onBytes(chunk.length);
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * The hub's HTTP API as the replica uses it (DESIGN §10), over real HTTP (fetch). Every failure
+ * becomes a SyncError in words; `transient` ones (unreachable, 5xx) are retried by the rounds.
+ */
+export class HubClient {
+  readonly baseUrl: string;
+
+  constructor(
+    hubUrl: string,
+    private token?: string,
+  ) {
+    this.baseUrl = normalizeHubUrl(hubUrl);
+  }
+
+  /** Checks that the hub is a Portfolio Manager server speaking a protocol this app knows. */
+  async hello(): Promise<Hello> {
+    const response = await this.send('GET', '/api/v1/sync/hello', { auth: false });
+    const body = (await response.json().catch(() => undefined)) as Partial<Hello> | undefined;
+    if (!response.ok || !body || body.product !== PRODUCT) {
+      throw new SyncError(
+        'HUB_NOT_PORTFOLIO',
+        `${this.baseUrl} is not a Portfolio Manager server (check the address)`,
+      );
+    }
+    if (typeof body.protocol !== 'number' || body.protocol < SYNC_PROTOCOL) {
+      throw new SyncError(
+        'HUB_TOO_OLD',
+        `hub too old: it speaks sync protocol ${body.protocol ?? 0}, this app needs ${SYNC_PROTOCOL}; update the hub`,
+      );
+    }
+    return body as Hello;
+  }
+
+  /** Signs in once, registers this device, signs the session out; answers the device. */
+  async registerDevice(
+    username: string,
+    password: string,
+    name: string,
+    replicaId: string,
+  ): Promise<Device> {
+    const signIn = await this.send('POST', '/api/v1/appauth', {
+      auth: false,
+      json: { username, password },
+    });
+    if (signIn.status === 401 || signIn.status === 429) {
+      throw new SyncError(
+        'HUB_SIGN_IN_FAILED',
+        signIn.status === 429
+          ? 'too many failed sign-ins on the hub; wait a few minutes and try again'
+          : 'wrong username or password on the hub',
+      );
+    }
+    await this.expectOk(signIn);
+    const { sessionId } = (await signIn.json()) as { sessionId: string };
+    try {
+      const created = await this.send('POST', '/api/v1/devices', {
+        token: sessionId,
+        json: { name, replicaId },
+      });
+      if (created.status === 404) {
+        throw new SyncError(
+          'HUB_TOO_OLD',
+          'hub too old: it cannot register devices; update the hub',
+        );
+      }
+      if (created.status === 403) {
+        throw new SyncError(
+          'HUB_SIGN_IN_FAILED',
+          `the hub account "${username}" may not sync: it needs the editor or admin role`,
+        );
+      }
+      await this.expectOk(created);
+      return (await created.json()) as Device;
+    } finally {
+      await this.send('DELETE', '/api/v1/appauth', { token: sessionId }).catch(() => undefined);
+    }
+  }
+
+  async changes(since: number, limit: number): Promise<FeedPage> {
+    const response = await this.send('GET', `/api/v1/changes?since=${since}&limit=${limit}`);
+    if (response.status === 410) throw new ResyncNeeded('the hub no longer knows changes that old');
+    await this.expectOk(response);
+    return (await response.json()) as FeedPage;
+  }
+
+  async missingBlobs(sha256: string[]): Promise<string[]> {
+    const missing: string[] = [];
+    for (let start = 0; start < sha256.length; start += 1000) {
+      const response = await this.send('POST', '/api/v1/blobs/missing', {
+        json: { sha256: sha256.slice(start, start + 1000) },
+      });
+      await this.expectOk(response);
+      missing.push(...((await response.json()) as { missing: string[] }).missing);
+    }
+    return missing;
+  }
+
+  /**
+   * Uploads one blob, resuming a partial upload the hub kept (HEAD answers `Upload-Offset`).
+   * Answers the bytes sent.
+   */
+  async putBlob(sha256: string, path: string, onBytes: (n: number) => void): Promise<number> {
+    const { size } = await stat(path);
+    const head = await this.send('HEAD', `/api/v1/blobs/${sha256}`);
+    if (head.status === 200) return 0;
+    const offset = head.status === 404 ? Number(head.headers.get('upload-offset') ?? 0) : 0;
+    const start = Number.isInteger(offset) && offset > 0 && offset < size ? offset : 0;
+    const headers: Record<string, string> = {
+      'content-type': 'application/octet-stream',
+      'content-length': String(size - start),
+    };
+    if (start > 0) headers['content-range'] = `bytes ${start}-${size - 1}/${size}`;
+    const body =
+      size === 0
+        ? Buffer.alloc(0)
+        : (Readable.toWeb(
+            createReadStream(path, { start }).pipe(counter(onBytes)),
+          ) as unknown as ReadableStream);
+    const response = await this.send('PUT', `/api/v1/blobs/${sha256}`, { headers, body });
+    await this.expectOk(response);
+    return size - start;
+  }
+
+  /** Downloads one blob to `path`, continuing a partial file there with Range. Answers bytes. */
+  async getBlob(sha256: string, path: string, onBytes: (n: number) => void): Promise<number> {
+    const have = await stat(path).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+    const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
+    const response = await this.send('GET', `/api/v1/blobs/${sha256}`, { headers });
+    const resumed = response.status === 206;
+    if (response.status === 416 && have > 0) return 0; // the partial file is already whole
+    await this.expectOk(response);
+    if (!response.body) return 0;
+    let bytes = 0;
+    await pipeline(
+      Readable.fromWeb(response.body as WebReadableStream),
+      counter((n) => {
+        bytes += n;
+        onBytes(n);
+      }),
+      createWriteStream(path, { flags: resumed ? 'a' : 'w' }),
+    );
+    return bytes;
+  }
+
+  async mutations(replicaId: string, mutations: Mutation[]): Promise<MutationResult[]> {
+    const response = await this.send('POST', '/api/v1/sync/mutations', {
+      json: { replicaId, mutations },
+    });
+    await this.expectOk(response);
+    return ((await response.json()) as { results: MutationResult[] }).results;
+  }
+
+  // ---- internals ----
+
+  private async send(
+    method: string,
+    path: string,
+    options: {
+      auth?: boolean;
+      token?: string;
+      json?: unknown;
+      headers?: Record<string, string>;
+      body?: BodyInit;
+    } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token ?? (options.auth === false ? undefined : this.token);
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    try {
+      return await fetch(this.baseUrl + path, {
+        method,
+        headers,
+        body,
+        redirect: 'error',
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as RequestInit);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new SyncError(
+        'HUB_UNREACHABLE',
+        `the hub at ${this.baseUrl} cannot be reached (${why}); check the address and the network`,
+        true,
+      );
+    }
+  }
+
+  /** Turns a failed answer into words; 401/409 of the sync protocol have their own. */
+  private async expectOk(response: Response): Promise<void> {
+    if (response.ok) return;
+    const body = (await response.json().catch(() => undefined)) as
+      { code?: string; message?: string } | undefined;
+    const code = body?.code;
+    if (code === 'DEVICE_REVOKED' || (response.status === 401 && this.token)) {
+      throw new SyncError(
+        'SYNC_DEVICE_REVOKED',
+        'this device was signed out of the hub; sign in again under Settings → Team server',
+      );
+    }
+    if (code === 'REPLICA_ID_TAKEN') {
+      throw new SyncError(
+        'SYNC_REPLICA_ID_TAKEN',
+        'another device already syncs with this replica id; sign in again to get a new one',
+      );
+    }
+    if (response.status === 403) {
+      throw new SyncError(
+        'HUB_SIGN_IN_FAILED',
+        `the hub refused: ${body?.message ?? 'this account may not sync (it needs the editor or admin role)'}`,
+      );
+    }
+    if (response.status === 404 && !body?.code) {
+      throw new SyncError('HUB_NOT_PORTFOLIO', `${this.baseUrl} is not a Portfolio Manager server`);
+    }
+    if (response.status === 404 && code === 'ROUTE_NOT_FOUND') {
+      throw new SyncError('HUB_TOO_OLD', 'hub too old: it lacks a sync endpoint; update the hub');
+    }
+    throw new SyncError(
+      'HUB_ERROR',
+      `the hub answered ${response.status}${body?.message ? `: ${body.message}` : ''}`,
+      response.status >= 500 || response.status === 408 || response.status === 429,
+    );
+  }
+}
+
+/** `http://host:port` without a trailing slash or path; anything else is refused in words. */
+export function normalizeHubUrl(hubUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(hubUrl);
+  } catch {
+    throw new SyncError('HUB_UNREACHABLE', `"${hubUrl}" is not a web address (http://host:port)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SyncError('HUB_UNREACHABLE', `"${hubUrl}" is not an http or https address`);
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}

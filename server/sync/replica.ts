@@ -1,0 +1,835 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { StoredPortfolio, TrashEntry } from '../repositories/portfolio-repository-contract';
+import type { BlobStore, Release } from '../storage/blob-store';
+import type {
+  AppliedRemote,
+  EmbeddedPortfolioRepository,
+  RemoteEntry,
+} from '../storage/embedded-portfolio-repository';
+import type { Op, Store } from '../storage/store';
+import { HubClient, type FeedChange, type Mutation, type MutationResult } from './hub-client';
+import {
+  changedFields,
+  createFields,
+  filesIn,
+  filesOfRecord,
+  mergeFields,
+  recordFromFeed,
+  type Conflict,
+  type SyncRecord,
+} from './records';
+import type { SecretBox } from './secret-box';
+import { localFailure, ResyncNeeded, SyncError } from './sync-error';
+
+/*
+ * The replica side of sync (DESIGN §10). Its state lives in the `sync` collection of the same
+ * store as the portfolios, so a pulled page, the records it changes and the checkpoint are one
+ * commit:
+ * - `config`: the hub, the account, the device id, the replica id and the sealed device token.
+ * - `checkpoint`: the hub's libraryId and the last seq applied.
+ * - `base:<portfolioId>`: the hub revision the local record is based on and that base's
+ *   snapshot, plus what a merge left pending.
+ *
+ * The outbox is derived, not copied: a local record whose seq differs from its base's `localSeq`
+ * (or that holds merged-in `pendingFields`) has a pending mutation, whose id is deterministic
+ * (`<replicaId>:<portfolioId>:<local seq>`), so a push retried after a kill is the same mutation
+ * and the hub answers its stored result. Nothing is acknowledged before it is durable.
+ */
+
+export interface SyncConfig {
+  hubUrl: string;
+  username: string;
+  deviceId: string;
+  replicaId: string;
+  sealedToken: string;
+}
+
+export interface Checkpoint {
+  libraryId: string;
+  seq: number;
+}
+
+export interface BaseEntry {
+  portfolioId: string;
+  /** The hub revision the local record is based on (0: not on the hub yet). */
+  revision: number;
+  /** The hub's record at that revision (null when unknown). */
+  snapshot: SyncRecord | null;
+  /** The hub has it in the trash (or purged). */
+  deleted?: boolean;
+  /** The local seq of the record when it last matched the base (or was merged). */
+  localSeq: number;
+  /** Content the local record had then, if it differs from `snapshot` (after a merge or a push). */
+  shown?: SyncRecord;
+  /** A local edit merged with later hub changes, still to be sent against `revision`. */
+  pendingFields?: Record<string, unknown>;
+  /** The mutation id those pending fields were first sent under. */
+  pendingId?: string;
+  /** The hub refused the local change at this local seq: not sent again until edited again. */
+  rejected?: { localSeq: number; code: string; message: string };
+}
+
+export interface RoundSummary {
+  pulled: number;
+  pushed: number;
+  conflicts: number;
+  blobsUp: number;
+  blobsDown: number;
+  bytesUp: number;
+  bytesDown: number;
+  durationMs: number;
+}
+
+export interface SyncStatus {
+  state: 'idle' | 'running' | 'error' | 'offline';
+  lastSuccess: number | null;
+  lastError: { code: string; message: string; time: number } | null;
+  pending: { changes: number; blobs: number; bytes: number };
+  progress: { done: number; total: number; bytes: number };
+  conflicts: number;
+}
+
+export interface ReplicaOptions {
+  store: Store;
+  portfolios: EmbeddedPortfolioRepository;
+  blobs: BlobStore;
+  secretBox: SecretBox;
+  log: { info(msg: string): void; warn(msg: string): void; error(obj: unknown, msg: string): void };
+  /** Records per feed page and mutations per request. */
+  pageSize?: number;
+  batchSize?: number;
+  /** Background rounds: after a local change (debounce) and every `intervalMs`. 0 turns them off. */
+  debounceMs?: number;
+  intervalMs?: number;
+  maxBackoffMs?: number;
+}
+
+const CONFIG_KEY = 'config';
+const CHECKPOINT_KEY = 'checkpoint';
+const baseKey = (portfolioId: string) => `base:${portfolioId}`;
+const SYNC_BY = 'sync';
+
+interface Local {
+  live?: StoredPortfolio;
+  trashed?: TrashEntry;
+  /** The local seq of its latest change (live or trash). */
+  seq?: number;
+}
+
+interface Pending {
+  mutation: Mutation;
+  localSeq: number;
+  /** The local record the mutation was made from (undefined for a delete). */
+  record?: SyncRecord;
+}
+
+export class Replica {
+  private running: Promise<RoundSummary> | null = null;
+  private applying = false;
+  private lastSuccess: number | null = null;
+  private lastError: SyncStatus['lastError'] = null;
+  private offline = false;
+  private progress = { done: 0, total: 0, bytes: 0 };
+  private failures = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ReplicaOptions) {
+    options.store.onChange((col) => {
+      if (this.applying || (col !== 'portfolios' && col !== 'trash')) return;
+      this.schedule(this.options.debounceMs ?? 2000);
+    });
+  }
+
+  // ---- configuration ----
+
+  config(): SyncConfig | undefined {
+    return this.options.store.get<SyncConfig>('sync', CONFIG_KEY);
+  }
+
+  /** Signs in to the hub once and keeps only the device token (sealed). */
+  async configure(hubUrl: string, username: string, password: string): Promise<SyncConfig> {
+    try {
+      return await this.signIn(hubUrl, username, password);
+    } catch (cause) {
+      const error = cause instanceof SyncError ? cause : (localFailure(cause) ?? cause);
+      if (error instanceof SyncError) {
+        this.lastError = { code: error.code, message: error.message, time: Date.now() };
+        this.offline = error.code === 'HUB_UNREACHABLE';
+        this.options.log.warn(`Sync: cannot set up ${hubUrl} (${error.code}): ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  private async signIn(hubUrl: string, username: string, password: string): Promise<SyncConfig> {
+    const client = new HubClient(hubUrl);
+    await client.hello();
+    const replicaId = randomUUID();
+    const device = await client.registerDevice(username, password, deviceName(), replicaId);
+    const config: SyncConfig = {
+      hubUrl: client.baseUrl,
+      username,
+      deviceId: device.deviceId,
+      replicaId,
+      sealedToken: await this.options.secretBox.seal(device.token),
+    };
+    await this.options.store.commit([{ type: 'put', col: 'sync', key: CONFIG_KEY, value: config }]);
+    this.lastError = null;
+    this.offline = false;
+    this.failures = 0;
+    this.options.log.info(`Sync: this library now syncs with ${config.hubUrl} as ${username}`);
+    this.schedule(0);
+    return config;
+  }
+
+  async forget(): Promise<void> {
+    await this.options.store.commit([{ type: 'del', col: 'sync', key: CONFIG_KEY }]);
+    this.lastError = null;
+    this.offline = false;
+    clearTimeout(this.timer);
+  }
+
+  // ---- status ----
+
+  status(): SyncStatus {
+    const pending = this.pendingMutations();
+    const shas = new Set(pending.flatMap((p) => p.mutation.files));
+    let bytes = 0;
+    for (const p of pending) {
+      for (const file of filesOfRecordFields(p.mutation.fields)) {
+        if (shas.delete(file.sha256)) bytes += file.size;
+      }
+    }
+    const state = this.running
+      ? 'running'
+      : this.offline
+        ? 'offline'
+        : this.lastError
+          ? 'error'
+          : 'idle';
+    return {
+      state,
+      lastSuccess: this.lastSuccess,
+      lastError: this.lastError,
+      pending: {
+        changes: pending.length,
+        blobs: new Set(pending.flatMap((p) => p.mutation.files)).size,
+        bytes,
+      },
+      progress: { ...this.progress },
+      conflicts: this.conflictCount(),
+    };
+  }
+
+  private conflictCount(): number {
+    let count = 0;
+    for (const record of this.options.store.collection<SyncRecord>('portfolios').values()) {
+      count += record.conflicts?.length ?? 0;
+    }
+    return count;
+  }
+
+  // ---- rounds ----
+
+  /** One round now (or the one running): pull, push, and pull what the push made. */
+  run(): Promise<RoundSummary> {
+    this.running ??= this.round().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Starts background rounds (every minute, after local changes, backoff while offline). */
+  start(): void {
+    if ((this.options.intervalMs ?? 60_000) <= 0) return;
+    this.schedule(0);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || !this.config() || (this.options.intervalMs ?? 60_000) <= 0) return;
+    const backoff = this.failures > 0 ? this.backoffMs() : 0;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.run().then(
+          () => this.schedule(this.options.intervalMs ?? 60_000),
+          () => this.schedule(this.options.intervalMs ?? 60_000),
+        );
+      },
+      Math.max(delayMs, backoff),
+    );
+    this.timer.unref();
+  }
+
+  private backoffMs(): number {
+    const max = this.options.maxBackoffMs ?? 5 * 60_000;
+    return Math.min(max, 1000 * 2 ** Math.min(this.failures, 20));
+  }
+
+  private async round(): Promise<RoundSummary> {
+    const started = Date.now();
+    const summary: RoundSummary = {
+      pulled: 0,
+      pushed: 0,
+      conflicts: 0,
+      blobsUp: 0,
+      blobsDown: 0,
+      bytesUp: 0,
+      bytesDown: 0,
+      durationMs: 0,
+    };
+    this.progress = { done: 0, total: 0, bytes: 0 };
+    try {
+      const config = this.config();
+      if (!config)
+        throw new SyncError(
+          'SYNC_NOT_CONFIGURED',
+          'no team server is set up; sign in to one first',
+        );
+      const client = new HubClient(
+        config.hubUrl,
+        await this.options.secretBox.open(config.sealedToken),
+      );
+      await client.hello();
+      await this.pull(client, summary);
+      const pushed = await this.push(client, config, summary);
+      if (pushed > 0) await this.pull(client, summary);
+      summary.durationMs = Date.now() - started;
+      this.lastSuccess = Date.now();
+      this.failures = 0;
+      this.offline = false;
+      const rejected = this.rejectedCount();
+      this.lastError =
+        rejected > 0
+          ? {
+              code: 'SYNC_REJECTED',
+              message: this.rejectedWords(rejected),
+              time: Date.now(),
+            }
+          : null;
+      this.options.log.info(
+        `Sync round: pulled ${summary.pulled}, pushed ${summary.pushed}, conflicts ${summary.conflicts}, ` +
+          `blobs ${summary.blobsDown} down / ${summary.blobsUp} up, ${summary.durationMs} ms`,
+      );
+      return summary;
+    } catch (cause) {
+      const error =
+        cause instanceof SyncError
+          ? cause
+          : (localFailure(cause) ??
+            new SyncError('HUB_ERROR', `sync failed: ${(cause as Error).message}`, true));
+      this.failures++;
+      this.offline = error.code === 'HUB_UNREACHABLE';
+      this.lastError = { code: error.code, message: error.message, time: Date.now() };
+      this.options.log.warn(`Sync round failed (${error.code}): ${error.message}`);
+      throw error;
+    }
+  }
+
+  // ---- pull ----
+
+  private checkpoint(): Checkpoint | undefined {
+    return this.options.store.get<Checkpoint>('sync', CHECKPOINT_KEY);
+  }
+
+  private base(portfolioId: string): BaseEntry | undefined {
+    return this.options.store.get<BaseEntry>('sync', baseKey(portfolioId));
+  }
+
+  private local(portfolioId: string): Local {
+    const live = this.options.store.get<StoredPortfolio>('portfolios', portfolioId);
+    const trashed = live ? undefined : this.options.store.get<TrashEntry>('trash', portfolioId);
+    return { live, trashed, seq: live?.seq ?? trashed?.seq };
+  }
+
+  private async pull(client: HubClient, summary: RoundSummary): Promise<void> {
+    let checkpoint = this.checkpoint();
+    for (;;) {
+      let page;
+      try {
+        page = await client.changes(checkpoint?.seq ?? 0, this.options.pageSize ?? 100);
+      } catch (error) {
+        if (!(error instanceof ResyncNeeded)) throw error;
+        this.options.log.warn(
+          'Sync: the hub no longer knows our checkpoint (410); full pull from 0',
+        );
+        checkpoint = await this.restart(checkpoint!.libraryId);
+        continue;
+      }
+      if (checkpoint && checkpoint.libraryId !== page.libraryId) {
+        this.options.log.warn(
+          `Sync: the hub is another library now (${checkpoint.libraryId} → ${page.libraryId}); ` +
+            'full pull, then every local portfolio it lacks is pushed again; nothing is deleted',
+        );
+        checkpoint = await this.restart(page.libraryId);
+        continue;
+      }
+      this.progress.total = Math.max(
+        this.progress.total,
+        this.progress.done + page.changes.length + (page.hasMore ? 1 : 0),
+      );
+      const releases = await this.fetchBlobs(client, page.changes, summary);
+      try {
+        await this.applyPage(page.changes, { libraryId: page.libraryId, seq: page.next }, summary);
+      } finally {
+        for (const release of releases) release();
+      }
+      checkpoint = { libraryId: page.libraryId, seq: page.next };
+      this.progress.done += page.changes.length;
+      if (!page.hasMore) return;
+    }
+  }
+
+  /**
+   * A full pull from 0: the checkpoint restarts and every base is forgotten, so records the hub
+   * does not know become creates again. Local records are never deleted for being absent.
+   */
+  private async restart(libraryId: string): Promise<Checkpoint> {
+    const checkpoint = { libraryId, seq: 0 };
+    const ops: Op[] = [{ type: 'put', col: 'sync', key: CHECKPOINT_KEY, value: checkpoint }];
+    for (const key of this.options.store.collection('sync').keys()) {
+      if (key.startsWith('base:')) ops.push({ type: 'del', col: 'sync', key });
+    }
+    await this.options.store.commit(ops);
+    return checkpoint;
+  }
+
+  /** Downloads the blobs of the page's records that this library lacks; pinned until released. */
+  private async fetchBlobs(
+    client: HubClient,
+    changes: FeedChange[],
+    summary: RoundSummary,
+  ): Promise<Release[]> {
+    const wanted = new Set<string>();
+    for (const change of changes) {
+      if (change.deleted || !change.portfolio) continue;
+      for (const sha of filesOfRecord(recordFromFeed(change.portfolio))) wanted.add(sha);
+    }
+    const releases: Release[] = [];
+    const blobs = this.options.blobs;
+    try {
+      for (const sha of wanted) {
+        if (await exists(blobs.pathOf(sha))) {
+          releases.push(blobs.hold([sha]));
+          continue;
+        }
+        // A stable name per blob: a download cut by a kill resumes from what it holds.
+        const temp = join(blobs.tempDir, `${sha}.pull`);
+        const bytes = await client.getBlob(sha, temp, (n) => {
+          this.progress.bytes += n;
+        });
+        if ((await hashFile(temp)) !== sha) {
+          await unlink(temp).catch(() => undefined);
+          throw new SyncError(
+            'HUB_ERROR',
+            `the hub sent bytes that do not match blob ${sha}`,
+            true,
+          );
+        }
+        const handle = await open(temp, 'r+');
+        await handle.sync().finally(() => handle.close());
+        releases.push(await blobs.adopt(temp, sha, Promise.resolve()));
+        summary.blobsDown++;
+        summary.bytesDown += bytes;
+      }
+    } catch (error) {
+      for (const release of releases) release();
+      throw error;
+    }
+    return releases;
+  }
+
+  /** Decides every change of the page against local state and commits it with the checkpoint. */
+  private async applyPage(
+    changes: FeedChange[],
+    checkpoint: Checkpoint,
+    summary: RoundSummary,
+  ): Promise<void> {
+    // Decided and committed in one tick: no local write can slip in between.
+    const entries: RemoteEntry[] = [];
+    const bases: ((applied: Map<string, AppliedRemote>) => BaseEntry | null)[] = [];
+    const config = this.config();
+    for (const change of changes) {
+      const id = change.portfolioId;
+      const base = this.base(id);
+      const local = this.local(id);
+      const pending = this.pendingOf(id, base, local, config?.replicaId ?? '');
+      const meta = {
+        by: SYNC_BY,
+        time: Date.now(),
+        command: 'sync',
+        changedFields: [] as string[],
+      };
+      summary.pulled++;
+      if (change.deleted) {
+        if (pending && local.live) {
+          // Edit against delete: the edit wins (on the hub too, once pushed) — keep it.
+          if (base) bases.push(() => ({ ...base, deleted: true, revision: change.revision }));
+          continue;
+        }
+        if (local.live) entries.push({ portfolioId: id, record: null, meta });
+        bases.push((applied) => ({
+          portfolioId: id,
+          revision: change.revision,
+          snapshot: base?.snapshot ?? local.live ?? local.trashed?.snapshot ?? null,
+          deleted: true,
+          localSeq: applied.get(id)?.seq ?? local.seq ?? 0,
+        }));
+        continue;
+      }
+      const hub = recordFromFeed(change.portfolio!);
+      if (!pending || (local.trashed && !pending.record)) {
+        if (pending) continue; // a local delete waits for the push; the hub answers with a conflict
+        entries.push({
+          portfolioId: id,
+          record: hub,
+          meta: { ...meta, changedFields: Object.keys(changedFields(local.live, hub)) },
+        });
+        bases.push((applied) => ({
+          portfolioId: id,
+          revision: hub.revision,
+          snapshot: hub,
+          localSeq: applied.get(id)!.seq!,
+        }));
+        continue;
+      }
+      // Pending local edit: three-way merge against its base; the hub decides the same way.
+      const mine = pending.mutation.fields;
+      const reference = base?.snapshot ?? (base ? null : hub);
+      const { merged, conflicts } = mergeFields(
+        reference as Record<string, unknown> | null,
+        pending.mutation.op === 'create' && !base ? changedFields(hub, pending.record!) : mine,
+        hub as unknown as Record<string, unknown>,
+      );
+      const fieldNames = Object.keys(conflicts);
+      const record = { ...(merged as SyncRecord) };
+      if (fieldNames.length > 0) {
+        summary.conflicts += fieldNames.length;
+        const conflict: Conflict = {
+          conflictId: `local-${randomUUID()}`,
+          portfolioId: id,
+          kind: 'field',
+          createdTime: Date.now(),
+          by: config?.username ?? '',
+          replicaId: config?.replicaId ?? '',
+          mutationId: pending.mutation.mutationId,
+          baseRevision: base?.revision ?? hub.revision,
+          fields: conflicts,
+          note:
+            `Changed here and on the hub since revision ${base?.revision ?? hub.revision}: ` +
+            `the hub's value is kept, this library's is shown as theirs (${fieldNames.join(', ')}).`,
+        };
+        record.conflicts = [...(hub.conflicts ?? []), conflict];
+      }
+      // A hub conflict resolved here stays resolved while the resolve waits for the push.
+      const resolving = new Set(pending.mutation.resolveConflicts ?? []);
+      if (resolving.size > 0 && record.conflicts) {
+        record.conflicts = record.conflicts.filter((c) => !resolving.has(c.conflictId));
+        if (record.conflicts.length === 0) delete record.conflicts;
+      }
+      entries.push({
+        portfolioId: id,
+        record,
+        meta: {
+          ...meta,
+          command: 'sync-merge',
+          changedFields: Object.keys(changedFields(local.live, record)),
+        },
+      });
+      const pendingFields = base ? mine : changedFields(hub, pending.record!);
+      bases.push((applied) => ({
+        portfolioId: id,
+        revision: base ? base.revision : hub.revision,
+        snapshot: base ? base.snapshot : hub,
+        deleted: base?.deleted,
+        localSeq: applied.get(id)!.seq!,
+        shown: record,
+        pendingFields,
+        pendingId: pending.mutation.mutationId,
+      }));
+    }
+    const extra = (applied: AppliedRemote[]): Op[] => {
+      const byId = new Map(applied.map((entry) => [entry.portfolioId, entry]));
+      const ops: Op[] = [];
+      for (const make of bases) {
+        const base = make(byId);
+        if (base)
+          ops.push({ type: 'put', col: 'sync', key: baseKey(base.portfolioId), value: base });
+      }
+      ops.push({ type: 'put', col: 'sync', key: CHECKPOINT_KEY, value: checkpoint });
+      return ops;
+    };
+    this.applying = true;
+    let done: Promise<unknown>;
+    try {
+      done = this.options.portfolios.applyRemote(entries, extra);
+    } finally {
+      this.applying = false;
+    }
+    await done;
+  }
+
+  // ---- push ----
+
+  /** The mutation a portfolio has pending, if any (see the class comment). */
+  private pendingOf(
+    id: string,
+    base: BaseEntry | undefined,
+    local: Local,
+    replicaId: string,
+  ): Pending | undefined {
+    const mutationId = (seq: number) =>
+      base?.pendingId && base.localSeq === seq ? base.pendingId : `${replicaId}:${id}:${seq}`;
+    if (!base) {
+      if (!local.live) return undefined;
+      const record = local.live as SyncRecord;
+      const fields = createFields(record);
+      return {
+        localSeq: local.live.seq,
+        record,
+        mutation: {
+          mutationId: mutationId(local.live.seq),
+          portfolioId: id,
+          baseRevision: 0,
+          op: 'create',
+          fields,
+          files: filesIn(fields),
+        },
+      };
+    }
+    const seq = local.seq;
+    if (seq === undefined) {
+      // Purged here: the hub is told it was deleted, unless it knows already.
+      if (base.deleted || base.revision === 0) return undefined;
+      return {
+        localSeq: -1,
+        mutation: {
+          mutationId: `${replicaId}:${id}:purged`,
+          portfolioId: id,
+          baseRevision: base.revision,
+          op: 'delete',
+          fields: {},
+          files: [],
+        },
+      };
+    }
+    if (seq === base.localSeq && !base.pendingFields) return undefined;
+    if (base.rejected?.localSeq === seq) return undefined;
+    if (local.trashed) {
+      if (base.deleted) return undefined;
+      if (base.revision === 0) return undefined;
+      return {
+        localSeq: seq,
+        mutation: {
+          mutationId: mutationId(seq),
+          portfolioId: id,
+          baseRevision: base.revision,
+          op: 'delete',
+          fields: {},
+          files: [],
+        },
+      };
+    }
+    const record = local.live as SyncRecord;
+    if (base.revision === 0) {
+      const fields = createFields(record);
+      return {
+        localSeq: seq,
+        record,
+        mutation: {
+          mutationId: mutationId(seq),
+          portfolioId: id,
+          baseRevision: 0,
+          op: 'create',
+          fields,
+          files: filesIn(fields),
+        },
+      };
+    }
+    const fields = { ...base.pendingFields, ...changedFields(base.shown ?? base.snapshot, record) };
+    const resolved = resolvedHere(base, record);
+    const op = base.deleted && Object.keys(fields).length === 0 ? 'restore' : 'update';
+    if (op === 'update' && Object.keys(fields).length === 0 && resolved.length === 0)
+      return undefined;
+    return {
+      localSeq: seq,
+      record,
+      mutation: {
+        mutationId: mutationId(seq),
+        portfolioId: id,
+        baseRevision: base.revision,
+        op,
+        fields,
+        files: filesIn(fields),
+        ...(resolved.length > 0 && { resolveConflicts: resolved }),
+      },
+    };
+  }
+
+  private pendingMutations(): Pending[] {
+    const replicaId = this.config()?.replicaId ?? '';
+    const ids = new Set<string>();
+    for (const id of this.options.store.collection('portfolios').keys()) ids.add(id);
+    for (const id of this.options.store.collection('trash').keys()) ids.add(id);
+    for (const key of this.options.store.collection('sync').keys())
+      if (key.startsWith('base:')) ids.add(key.slice(5));
+    const pending: Pending[] = [];
+    for (const id of ids) {
+      const found = this.pendingOf(id, this.base(id), this.local(id), replicaId);
+      if (found) pending.push(found);
+    }
+    return pending;
+  }
+
+  private async push(
+    client: HubClient,
+    config: SyncConfig,
+    summary: RoundSummary,
+  ): Promise<number> {
+    const pending = this.pendingMutations();
+    if (pending.length === 0) return 0;
+    this.progress.total += pending.length;
+    // Blobs first: the hub refuses a mutation whose files it lacks.
+    const shas = [...new Set(pending.flatMap((p) => p.mutation.files))];
+    const missing = shas.length > 0 ? await client.missingBlobs(shas) : [];
+    for (const sha of missing) {
+      const sent = await client.putBlob(sha, this.options.blobs.pathOf(sha), (n) => {
+        this.progress.bytes += n;
+      });
+      summary.blobsUp++;
+      summary.bytesUp += sent;
+    }
+    let pushed = 0;
+    const batch = this.options.batchSize ?? 100;
+    for (let start = 0; start < pending.length; start += batch) {
+      const slice = pending.slice(start, start + batch);
+      const results = await client.mutations(
+        config.replicaId,
+        slice.map((p) => p.mutation),
+      );
+      await this.recordResults(slice, results, summary);
+      pushed += slice.length;
+      this.progress.done += slice.length;
+    }
+    summary.pushed += pushed;
+    return pushed;
+  }
+
+  /** Stores what the hub said about each mutation, in one commit. */
+  private async recordResults(
+    sent: Pending[],
+    results: MutationResult[],
+    summary: RoundSummary,
+  ): Promise<void> {
+    const byId = new Map(results.map((result) => [result.mutationId, result]));
+    const ops: Op[] = [];
+    for (const { mutation, localSeq, record } of sent) {
+      const result = byId.get(mutation.mutationId);
+      if (!result) continue;
+      const base = this.base(mutation.portfolioId);
+      if (result.status === 'rejected') {
+        if (result.error?.code === 'BLOBS_MISSING') continue; // uploaded next round, then retried
+        const rejected = {
+          localSeq,
+          code: result.error?.code ?? 'REJECTED',
+          message: result.error?.message ?? 'the hub refused this change',
+        };
+        this.options.log.warn(
+          `Sync: the hub refused the change of portfolio ${mutation.portfolioId} (${rejected.code}): ${rejected.message}`,
+        );
+        const value: BaseEntry = base
+          ? { ...base, rejected }
+          : {
+              portfolioId: mutation.portfolioId,
+              revision: 0,
+              snapshot: null,
+              localSeq: -1,
+              rejected,
+            };
+        ops.push({ type: 'put', col: 'sync', key: baseKey(mutation.portfolioId), value });
+        continue;
+      }
+      if (result.status === 'conflict') summary.conflicts++;
+      const value: BaseEntry = {
+        portfolioId: mutation.portfolioId,
+        revision: result.revision ?? base?.revision ?? 0,
+        // Until the pull brings the hub's record, the content sent stands in for it.
+        snapshot: record ?? base?.snapshot ?? null,
+        deleted: mutation.op === 'delete',
+        localSeq,
+      };
+      ops.push({ type: 'put', col: 'sync', key: baseKey(mutation.portfolioId), value });
+    }
+    if (ops.length > 0) await this.options.store.commit(ops);
+  }
+
+  private rejectedCount(): number {
+    let count = 0;
+    for (const [key, value] of this.options.store.collection<BaseEntry>('sync')) {
+      if (!key.startsWith('base:') || !value.rejected) continue;
+      const local = this.local(value.portfolioId);
+      if (local.seq === value.rejected.localSeq) count++;
+    }
+    return count;
+  }
+
+  private rejectedWords(count: number): string {
+    for (const [key, value] of this.options.store.collection<BaseEntry>('sync')) {
+      if (
+        key.startsWith('base:') &&
+        value.rejected &&
+        this.local(value.portfolioId).seq === value.rejected.localSeq
+      ) {
+        return `the hub refused ${count} change${count === 1 ? '' : 's'}; they are kept here and sent again once edited. First: portfolio ${value.portfolioId}: ${value.rejected.message} (${value.rejected.code})`;
+      }
+    }
+    return '';
+  }
+}
+
+function filesOfRecordFields(fields: Record<string, unknown>): { sha256: string; size: number }[] {
+  const files: { sha256: string; size: number }[] = [];
+  const cover = fields.cover as { sha256: string; size: number } | null | undefined;
+  if (cover) files.push(cover);
+  for (const slot of ['draftingProcess', 'additionalDocument']) {
+    for (const file of (fields[slot] as { sha256: string; size: number }[] | undefined) ?? [])
+      files.push(file);
+  }
+  return files;
+}
+
+/** Hub conflicts the base holds that the local record no longer does: resolved here. */
+function resolvedHere(base: BaseEntry, record: SyncRecord): string[] {
+  const here = new Set((record.conflicts ?? []).map((conflict) => conflict.conflictId));
+  return (base.snapshot?.conflicts ?? [])
+    .map((conflict) => conflict.conflictId)
+    .filter((id) => !here.has(id) && !id.startsWith('local-'));
+}
+
+function deviceName(): string {
+  return `Portfolio Manager on ${hostname()}`.slice(0, 100);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

@@ -1,0 +1,43 @@
+/**
+ * A sync failure a person can act on: a code from the error catalogue and words that say what
+ * happened and what to do. Rounds record the last one in the status; the control API answers it.
+ */
+export type SyncErrorCode =
+  | 'HUB_UNREACHABLE'
+  | 'HUB_NOT_PORTFOLIO'
+  | 'HUB_TOO_OLD'
+  | 'HUB_SIGN_IN_FAILED'
+  | 'HUB_ERROR'
+  | 'SYNC_DEVICE_REVOKED'
+  | 'SYNC_REPLICA_ID_TAKEN'
+  | 'SYNC_NOT_CONFIGURED'
+  | 'SYNC_REJECTED'
+  | 'DISK_FULL';
+
+export class SyncError extends Error {
+  override readonly name = 'SyncError';
+  constructor(
+    readonly code: SyncErrorCode,
+    message: string,
+    /** Worth trying again later by itself (the hub is away or failing), as opposed to needing a person. */
+    readonly transient = false,
+  ) {
+    super(message);
+  }
+}
+
+/** The hub forgot changes that old (410): the replica starts again from since=0. */
+export class ResyncNeeded extends Error {
+  override readonly name = 'ResyncNeeded';
+}
+
+/** Words for a local I/O failure; a full disk is said as such. */
+export function localFailure(error: unknown): SyncError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC')
+    return new SyncError(
+      'DISK_FULL',
+      'the disk of this computer is full; free some space and sync again',
+    );
+  return undefined;
+}

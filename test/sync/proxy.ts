@@ -1,0 +1,71 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A small real HTTP proxy in front of the hub: forwards every request as it is, except those
+ * `inject` answers itself (a 500, a 410…). Counts the requests it saw.
+ */
+export interface Proxy {
+  url: string;
+  requests: number;
+  inject: (
+    method: string,
+    path: string,
+    index: number,
+  ) => { status: number; body: unknown } | undefined;
+  close(): Promise<void>;
+}
+
+export async function startProxy(target: string): Promise<Proxy> {
+  const upstream = new URL(target);
+  const proxy: Proxy = {
+    url: '',
+    requests: 0,
+    inject: () => undefined,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((request, response) => {
+    const index = ++proxy.requests;
+    const injected = proxy.inject(request.method ?? 'GET', request.url ?? '/', index);
+    if (injected) {
+      request.resume();
+      response.writeHead(injected.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(injected.body));
+      return;
+    }
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, host: upstream.host },
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on('error', () => {
+      if (!response.headersSent) response.writeHead(502);
+      response.end();
+    });
+    request.pipe(forward);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+export const serverError = {
+  status: 500,
+  body: {
+    result: 'error',
+    statusCode: 500,
+    error: 'Internal Server Error',
+    code: 'INTERNAL',
+    message: 'injected by the test proxy',
+    details: [],
+  },
+};
