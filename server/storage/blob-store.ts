@@ -6,6 +6,7 @@ import { SerialQueue } from '../lib/serial-queue';
 import { syncDirectory } from './durable-file';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 export interface BlobStoreOptions {
   /** The blob root, `<dataDir>/blobs`. */
@@ -212,8 +213,9 @@ export class BlobStore implements BlobStorage {
     return readFile(this.pathOf(sha256));
   }
 
+  /** The blob's bytes in reads of 1 MiB: a 5 MB image in 5 thread-pool round trips, not 80. */
   readStream(sha256: string, range?: { start: number; end: number }): ReadStream {
-    return createReadStream(this.pathOf(sha256), range);
+    return createReadStream(this.pathOf(sha256), { ...range, highWaterMark: READ_CHUNK_BYTES });
   }
 
   /**
