@@ -26,6 +26,7 @@ import trashRoutes from './routes/trash';
 import userRoutes from './routes/users';
 import { portfolioServicePlugin, userServicePlugin } from './services/service-plugins';
 import shellFacade from './shell-facade';
+import { pgRateLimitStore } from './storage/postgres/pg-rate-limit-store';
 
 export type { AppOptions } from './config';
 
@@ -66,14 +67,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandler);
   await app.register(validation);
   await app.register(loopbackHost, { enabled: () => app.config.loopbackOnly });
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError(
-        'RATE_LIMITED',
-        `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`,
-      ),
-  });
   await app.register(multipart, {
     limits: { fileSize: config.limits.fileBytes, files: 1, fields: 5, fieldSize: 100_000 },
   });
@@ -81,6 +74,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // App services.
   await app.register(storage, { dataDir: config.dataDir, ...options.storage });
+  // After the storage: on PostgreSQL the counts live in the database, shared by every instance.
+  await app.register(rateLimit, {
+    global: false,
+    ...(app.database && { store: pgRateLimitStore(app.database.pool) }),
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        'RATE_LIMITED',
+        `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`,
+      ),
+  });
   await app.register(auth, { config: config.auth });
   await app.register(blobStore);
   await app.register(userServicePlugin);

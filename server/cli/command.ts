@@ -183,7 +183,8 @@ export function overviewHelp(commands: Command[], title: string): string {
     ...list,
     ...details,
     '',
-    'Exit status: 0 done, 1 failed (e.g. the data directory is in use), 2 bad command line.',
+    'Exit status: 0 done, 1 failed (e.g. the data directory is in use), 2 bad command line\n' +
+      '(or a database that cannot be used).',
     '',
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import { SessionService, type Authenticated } from '../auth/session-service';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
+import { pruneRateLimits } from '../storage/postgres/pg-rate-limit-store';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,7 +63,12 @@ export default fp(
     );
 
     // On PostgreSQL one instance at a time sweeps.
-    const sweepOnce = () => app.runJob(JOB_LOCKS.sessionSweep, () => sessions.sweepExpired());
+    const database = app.database;
+    const sweepOnce = () =>
+      app.runJob(JOB_LOCKS.sessionSweep, async () => {
+        await sessions.sweepExpired();
+        if (database) await pruneRateLimits(database.pool);
+      });
     const sweep = setInterval(() => void sweepOnce().catch(() => {}), 10 * 60_000);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

@@ -52,10 +52,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database of its own (`pm_test_<random>`), dropped by `drop()`. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A new database of its own (`pm_test_<random>`), dropped by `drop()`: empty, or a copy of
+ * `template` (a database nobody is connected to).
+ */
+export async function createTestDatabase(template?: string): Promise<TestDatabase> {
   const name = `pm_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdmin((client) =>
+    client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`),
+  );
   return {
     name,
     url: databaseUrl(name),

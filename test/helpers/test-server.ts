@@ -2,8 +2,113 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../server/app';
 import { OpenApiAnswers } from './openapi-answers';
+import pg from 'pg';
+import { openDatabase } from '../../server/storage/postgres/database';
+import { createTestDatabase, type TestDatabase } from './postgres';
+
+/**
+ * The backend HTTP tests run on: `postgres` (PORTFOLIO_TEST_BACKEND=postgres, the second test
+ * run) gives every test server a database of its own, dropped when it closes.
+ */
+export const TEST_BACKEND: 'embedded' | 'postgres' =
+  process.env.PORTFOLIO_TEST_BACKEND === 'postgres' ? 'postgres' : 'embedded';
+
+/**
+ * `it` for a test of the embedded store itself (its journal, files or lock): on the PostgreSQL
+ * run the test is skipped, its name saying why.
+ */
+export function embeddedOnly(reason: string): typeof it {
+  if (TEST_BACKEND !== 'postgres') return it;
+  return ((name: string, ...rest: unknown[]) =>
+    (it.skip as (...args: unknown[]) => void)(
+      `${name} [embedded store only: ${reason}]`,
+      ...rest,
+    )) as unknown as typeof it;
+}
+
+/** `describe` for a suite of the embedded store itself; see embeddedOnly. */
+export function describeEmbeddedOnly(reason: string): typeof describe {
+  if (TEST_BACKEND !== 'postgres') return describe;
+  return ((name: string, ...rest: unknown[]) =>
+    (describe.skip as (...args: unknown[]) => void)(
+      `${name} [embedded store only: ${reason}]`,
+      ...rest,
+    )) as unknown as typeof describe;
+}
+
+/**
+ * The database of each data directory on the PostgreSQL run: a server started again on the same
+ * directory (a restart) finds its data again. Dropped by `close()`, or when the test file ends.
+ */
+const databases = new Map<string, TestDatabase>();
+/** Databases of closed servers, emptied for the next server; dropped at the end of the file. */
+const closedDatabases: TestDatabase[] = [];
+/** A migrated database each test server's database is copied from: one migration per file. */
+let template: Promise<TestDatabase> | undefined;
+/** Whether a test file drops them at its end; false in a child process a test started. */
+let droppedAtEnd = false;
+if (TEST_BACKEND === 'postgres') {
+  try {
+    afterAll(async () => {
+      const left = [...databases.values(), ...closedDatabases];
+      databases.clear();
+      closedDatabases.length = 0;
+      if (template) left.push(await template);
+      template = undefined;
+      for (const database of left) await database.drop().catch(() => {});
+    });
+    droppedAtEnd = true;
+  } catch {
+    // Imported outside a test file: a child process a test runs (and may kill -9) stays on the
+    // embedded store, so no database of it is left behind.
+  }
+}
+
+/** Empties a closed server's database (as a new deployment's) for the next one. */
+async function reset(database: TestDatabase): Promise<void> {
+  const client = new pg.Client(database.url);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables
+       WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'library')`,
+    );
+    await client.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')}`);
+    await client.query(
+      'UPDATE library SET library_id = gen_random_uuid()::text, seq = 0, horizon = 0',
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated database of its own for one test server. */
+async function testServerDatabase(): Promise<TestDatabase> {
+  const spare = closedDatabases.pop();
+  if (spare) {
+    try {
+      await reset(spare);
+      return spare;
+    } catch {
+      closedDatabases.push(spare); // dropped at the end; make a new one
+    }
+  }
+  template ??= (async () => {
+    const made = await createTestDatabase();
+    await (await openDatabase(made.url)).close();
+    return made;
+  })();
+  const database = await createTestDatabase((await template).name);
+  // A library of its own, as a new deployment would have.
+  const client = new pg.Client(database.url);
+  await client.connect();
+  await client.query('UPDATE library SET library_id = gen_random_uuid()::text');
+  await client.end();
+  return database;
+}
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -63,12 +168,23 @@ export function makeTempDir(prefix = 'portfolio-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Starts the real app on a free loopback port over a real data directory. */
+/**
+ * Starts the real app on a free loopback port over a real data directory (on the PostgreSQL run,
+ * also over a fresh database unless `database` is given).
+ */
 export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await makeTempDir());
+  let ownDatabase: TestDatabase | undefined;
+  if (options.database === undefined && TEST_BACKEND === 'postgres' && droppedAtEnd) {
+    ownDatabase = databases.get(dataDir) ?? (await testServerDatabase());
+    databases.set(dataDir, ownDatabase);
+  }
   const app = await buildApp({
     bootstrapAdmin: ADMIN,
+    // One test server per directory: what it freed may go at once.
+    sharedBlobGraceMs: 0,
     ...options,
+    database: options.database ?? ownDatabase?.url,
     dataDir,
     auth: { ...FAST_AUTH, ...options.auth },
   });
@@ -137,6 +253,10 @@ export async function startTestServer(options: Partial<AppOptions> = {}): Promis
     async close() {
       await stop();
       await rm(dataDir, { recursive: true, force: true });
+      if (ownDatabase && databases.get(dataDir) === ownDatabase) {
+        databases.delete(dataDir);
+        closedDatabases.push(ownDatabase);
+      }
     },
   };
 }

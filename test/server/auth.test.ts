@@ -4,7 +4,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp } from '../../server/app';
 import type * as PasswordModule from '../../server/auth/password';
 import { expectError } from '../helpers/error-body';
-import { ADMIN, makeTempDir, startTestServer, type TestServer } from '../helpers/test-server';
+import {
+  ADMIN,
+  makeTempDir,
+  startTestServer,
+  type TestServer,
+  embeddedOnly,
+} from '../helpers/test-server';
 
 /** Lets a test hold a sign-in between its password check and its answer. */
 const gate = vi.hoisted(() => ({ hold: null as Promise<void> | null, reached: () => {} }));
@@ -319,22 +325,25 @@ describe('session expiry', () => {
 });
 
 describe('secrets at rest', () => {
-  it('stores sessions only as a hash: the raw id is in no file of the data dir', async () => {
-    const s = await server();
-    const id = await s.signIn(ADMIN.username, ADMIN.password);
-    await s.app.store!.compactNow(); // snapshot and journal both on disk
-    const text = await dataDirText(s.dataDir);
-    expect(text).not.toContain(id);
-    expect(text).not.toContain(s.adminSession);
-    const { createHash } = await import('node:crypto');
-    expect(text).toContain(createHash('sha256').update(id).digest('hex'));
-    // And the stored session still works after a restart.
-    await s.stop();
-    const again = await server({ dataDir: s.dataDir });
-    expect((await again.request('GET', '/api/v1/appauth', { session: id })).status).toBe(200);
-  });
+  embeddedOnly('reads its files')(
+    'stores sessions only as a hash: the raw id is in no file of the data dir',
+    async () => {
+      const s = await server();
+      const id = await s.signIn(ADMIN.username, ADMIN.password);
+      await s.app.store!.compactNow(); // snapshot and journal both on disk
+      const text = await dataDirText(s.dataDir);
+      expect(text).not.toContain(id);
+      expect(text).not.toContain(s.adminSession);
+      const { createHash } = await import('node:crypto');
+      expect(text).toContain(createHash('sha256').update(id).digest('hex'));
+      // And the stored session still works after a restart.
+      await s.stop();
+      const again = await server({ dataDir: s.dataDir });
+      expect((await again.request('GET', '/api/v1/appauth', { session: id })).status).toBe(200);
+    },
+  );
 
-  it('stores passwords as scrypt hashes, never plain', async () => {
+  embeddedOnly('reads its files')('stores passwords as scrypt hashes, never plain', async () => {
     const s = await server();
     const password = 'plain-text-canary-42';
     await s.request('POST', '/api/v1/users', {

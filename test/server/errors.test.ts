@@ -6,6 +6,7 @@ import {
   startTestServer,
   type ApiResponse,
   type TestServer,
+  embeddedOnly,
 } from '../helpers/test-server';
 
 /** A raw HTTP/1.1 request, for headers fetch will not send as given (Host). */
@@ -202,109 +203,115 @@ describe('a failed write (500)', () => {
       expect(text).not.toContain(leak);
   };
 
-  it('answers 500 STORAGE_FAILURE without internals, keeps the old state, and keeps serving', async () => {
-    const created = await s.request('POST', '/api/v1/portfolio', {
-      body: portfolioBody({ portfolioId: 'kept', projectTitle: 'Original' }),
-    });
-    expect(created.status).toBe(201);
-    const before = (await s.request('GET', '/api/v1/portfolio/kept')).body;
-
-    // A failed create leaves no portfolio.
-    s.app.store!.injectWriteFault(secret());
-    const failedCreate = await s.request('POST', '/api/v1/portfolio', {
-      body: portfolioBody({ portfolioId: 'lost' }),
-    });
-    expectError(failedCreate, 500, 'STORAGE_FAILURE');
-    expectNoLeak(failedCreate);
-    expectError(await s.request('GET', '/api/v1/portfolio/lost'), 404, 'PORTFOLIO_NOT_FOUND');
-
-    // A failed update leaves the old version.
-    s.app.store!.injectWriteFault(secret());
-    const failedUpdate = await s.request('PUT', '/api/v1/portfolio/kept', {
-      body: portfolioBody({ projectTitle: 'Changed', command: 'publish' }),
-    });
-    expectError(failedUpdate, 500, 'STORAGE_FAILURE');
-    expectNoLeak(failedUpdate);
-    expect((await s.request('GET', '/api/v1/portfolio/kept')).body).toEqual(before);
-
-    // A failed user change leaves the user as it was.
-    s.app.store!.injectWriteFault(secret());
-    const failedUser = await s.request('POST', '/api/v1/users', {
-      body: { username: 'faulty', password: 'faulty-password', role: 'viewer' },
-    });
-    expectError(failedUser, 500, 'STORAGE_FAILURE');
-    expectError(await s.request('GET', '/api/v1/users/faulty'), 404, 'USER_NOT_FOUND');
-
-    // A failed sign-in gives no session.
-    s.app.store!.injectWriteFault(secret());
-    const failedSignIn = await s.request('POST', '/api/v1/appauth', {
-      body: { username: 'admin', password: 'admin-password-1' },
-      session: null,
-    });
-    expectError(failedSignIn, 500, 'STORAGE_FAILURE');
-
-    // The next writes succeed, and the failed ones can be retried.
-    const retried = await s.request('POST', '/api/v1/portfolio', {
-      body: portfolioBody({ portfolioId: 'lost' }),
-    });
-    expect(retried.status).toBe(201);
-    const updated = await s.request('PUT', '/api/v1/portfolio/kept', {
-      body: portfolioBody({ projectTitle: 'Changed', revision: 1 }),
-    });
-    expect(updated.status).toBe(200);
-    expect(updated.body.revision).toBe(2);
-
-    // What is on disk matches what was acknowledged.
-    await s.stop();
-    const again = await startTestServer({ dataDir: s.dataDir });
-    try {
-      expect((await again.request('GET', '/api/v1/portfolio/kept')).body).toMatchObject({
-        projectTitle: 'Changed',
-        revision: 2,
-        published: false,
+  embeddedOnly('injects a journal write fault')(
+    'answers 500 STORAGE_FAILURE without internals, keeps the old state, and keeps serving',
+    async () => {
+      const created = await s.request('POST', '/api/v1/portfolio', {
+        body: portfolioBody({ portfolioId: 'kept', projectTitle: 'Original' }),
       });
-      expect((await again.request('GET', '/api/v1/portfolio/lost')).status).toBe(200);
-      expect((await again.request('GET', '/api/v1/users/faulty')).status).toBe(404);
-    } finally {
-      await again.stop();
-    }
-  });
+      expect(created.status).toBe(201);
+      const before = (await s.request('GET', '/api/v1/portfolio/kept')).body;
 
-  it('fails every write of a group that shared the failed fsync, and only those', async () => {
-    const s2 = await startTestServer();
-    try {
-      s2.app.store!.injectWriteFault(new Error('EIO'));
-      const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          s2.request('POST', '/api/v1/portfolio', {
-            body: portfolioBody({ portfolioId: `g${i}` }),
-          }),
-        ),
-      );
-      for (const [i, result] of results.entries()) {
-        const detail = await s2.request('GET', `/api/v1/portfolio/g${i}`);
-        // Whatever the answer was, the state agrees with it.
-        if (result.status === 201) expect(detail.status).toBe(200);
-        else {
-          expectError(result, 500, 'STORAGE_FAILURE');
-          expect(detail.status).toBe(404);
-        }
-      }
-      expect(results.some((r) => r.status === 500)).toBe(true);
-      await s2.stop();
-      const again = await startTestServer({ dataDir: s2.dataDir });
+      // A failed create leaves no portfolio.
+      s.app.store!.injectWriteFault(secret());
+      const failedCreate = await s.request('POST', '/api/v1/portfolio', {
+        body: portfolioBody({ portfolioId: 'lost' }),
+      });
+      expectError(failedCreate, 500, 'STORAGE_FAILURE');
+      expectNoLeak(failedCreate);
+      expectError(await s.request('GET', '/api/v1/portfolio/lost'), 404, 'PORTFOLIO_NOT_FOUND');
+
+      // A failed update leaves the old version.
+      s.app.store!.injectWriteFault(secret());
+      const failedUpdate = await s.request('PUT', '/api/v1/portfolio/kept', {
+        body: portfolioBody({ projectTitle: 'Changed', command: 'publish' }),
+      });
+      expectError(failedUpdate, 500, 'STORAGE_FAILURE');
+      expectNoLeak(failedUpdate);
+      expect((await s.request('GET', '/api/v1/portfolio/kept')).body).toEqual(before);
+
+      // A failed user change leaves the user as it was.
+      s.app.store!.injectWriteFault(secret());
+      const failedUser = await s.request('POST', '/api/v1/users', {
+        body: { username: 'faulty', password: 'faulty-password', role: 'viewer' },
+      });
+      expectError(failedUser, 500, 'STORAGE_FAILURE');
+      expectError(await s.request('GET', '/api/v1/users/faulty'), 404, 'USER_NOT_FOUND');
+
+      // A failed sign-in gives no session.
+      s.app.store!.injectWriteFault(secret());
+      const failedSignIn = await s.request('POST', '/api/v1/appauth', {
+        body: { username: 'admin', password: 'admin-password-1' },
+        session: null,
+      });
+      expectError(failedSignIn, 500, 'STORAGE_FAILURE');
+
+      // The next writes succeed, and the failed ones can be retried.
+      const retried = await s.request('POST', '/api/v1/portfolio', {
+        body: portfolioBody({ portfolioId: 'lost' }),
+      });
+      expect(retried.status).toBe(201);
+      const updated = await s.request('PUT', '/api/v1/portfolio/kept', {
+        body: portfolioBody({ projectTitle: 'Changed', revision: 1 }),
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body.revision).toBe(2);
+
+      // What is on disk matches what was acknowledged.
+      await s.stop();
+      const again = await startTestServer({ dataDir: s.dataDir });
       try {
-        for (const [i, result] of results.entries()) {
-          const detail = await again.request('GET', `/api/v1/portfolio/g${i}`);
-          expect(detail.status).toBe(result.status === 201 ? 200 : 404);
-        }
+        expect((await again.request('GET', '/api/v1/portfolio/kept')).body).toMatchObject({
+          projectTitle: 'Changed',
+          revision: 2,
+          published: false,
+        });
+        expect((await again.request('GET', '/api/v1/portfolio/lost')).status).toBe(200);
+        expect((await again.request('GET', '/api/v1/users/faulty')).status).toBe(404);
       } finally {
         await again.stop();
       }
-    } finally {
-      await s2.close();
-    }
-  });
+    },
+  );
+
+  embeddedOnly('injects a journal write fault')(
+    'fails every write of a group that shared the failed fsync, and only those',
+    async () => {
+      const s2 = await startTestServer();
+      try {
+        s2.app.store!.injectWriteFault(new Error('EIO'));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            s2.request('POST', '/api/v1/portfolio', {
+              body: portfolioBody({ portfolioId: `g${i}` }),
+            }),
+          ),
+        );
+        for (const [i, result] of results.entries()) {
+          const detail = await s2.request('GET', `/api/v1/portfolio/g${i}`);
+          // Whatever the answer was, the state agrees with it.
+          if (result.status === 201) expect(detail.status).toBe(200);
+          else {
+            expectError(result, 500, 'STORAGE_FAILURE');
+            expect(detail.status).toBe(404);
+          }
+        }
+        expect(results.some((r) => r.status === 500)).toBe(true);
+        await s2.stop();
+        const again = await startTestServer({ dataDir: s2.dataDir });
+        try {
+          for (const [i, result] of results.entries()) {
+            const detail = await again.request('GET', `/api/v1/portfolio/g${i}`);
+            expect(detail.status).toBe(result.status === 201 ? 200 : 404);
+          }
+        } finally {
+          await again.stop();
+        }
+      } finally {
+        await s2.close();
+      }
+    },
+  );
 });
 
 describe('loopback Host check (DNS rebinding)', () => {

@@ -2,7 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { download, fixtures, uploadJson, uploadMultipart } from '../helpers/file-fixtures';
-import { portfolioBody, startTestServer, type TestServer } from '../helpers/test-server';
+import {
+  portfolioBody,
+  startTestServer,
+  type TestServer,
+  embeddedOnly,
+} from '../helpers/test-server';
 
 /** Every file under the blob store (blobs and temp files), relative to it. */
 async function blobFiles(server: TestServer): Promise<string[]> {
@@ -280,22 +285,25 @@ describe('file changes are portfolio updates', () => {
     expect(await blobFiles(server)).toEqual([]);
   });
 
-  it('answers 500 when the record cannot be saved, and removes the new blob again', async () => {
-    server = await startTestServer();
-    const id = await newPortfolio();
-    const before = await detail(id);
-    server.app.store!.injectWriteFault(new Error('disk full'));
-    const response = await uploadMultipart(
-      server,
-      `/api/v1/portfolio/${id}/cover`,
-      await fixtures.png(),
-    );
-    expect(response.status).toBe(500);
-    expect(response.body.code).toBe('STORAGE_FAILURE');
-    await server.app.blobStore.idle();
-    expect(await blobFiles(server)).toEqual([]);
-    const after = await detail(id);
-    expect(after.revision).toBe(before.revision);
-    expect(after.cover).toBeNull();
-  });
+  embeddedOnly('injects a journal write fault')(
+    'answers 500 when the record cannot be saved, and removes the new blob again',
+    async () => {
+      server = await startTestServer();
+      const id = await newPortfolio();
+      const before = await detail(id);
+      server.app.store!.injectWriteFault(new Error('disk full'));
+      const response = await uploadMultipart(
+        server,
+        `/api/v1/portfolio/${id}/cover`,
+        await fixtures.png(),
+      );
+      expect(response.status).toBe(500);
+      expect(response.body.code).toBe('STORAGE_FAILURE');
+      await server.app.blobStore.idle();
+      expect(await blobFiles(server)).toEqual([]);
+      const after = await detail(id);
+      expect(after.revision).toBe(before.revision);
+      expect(after.cover).toBeNull();
+    },
+  );
 });

@@ -4,7 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig, retentionFromEnv } from '../../server/config';
 import type { StoredPortfolio } from '../../server/repositories/portfolio-repository-contract';
 import { filesOf } from '../../server/storage/blob-references';
-import { portfolioBody, startTestServer, type TestServer } from '../helpers/test-server';
+import {
+  portfolioBody,
+  startTestServer,
+  type TestServer,
+  embeddedOnly,
+} from '../helpers/test-server';
 
 const DAY = 86_400_000;
 
@@ -120,49 +125,55 @@ describe('the newest revision is the live record', () => {
   let server: TestServer | undefined;
   afterEach(() => server?.close());
 
-  it('shares the object instead of copying it, and history survives a reopen', async () => {
-    server = await startTestServer();
-    const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
-    const id = created.body.portfolioId as string;
-    const saved = await server.request('PUT', `/api/v1/portfolio/${id}`, {
-      body: portfolioBody({ projectTitle: 'Renamed', revision: 1 }),
-    });
-    expect(saved.status).toBe(200);
-    const live = (await server.app.portfolios.get(id))!;
-    const newest = (await server.app.portfolios.revision(id, 2))!;
-    expect(newest.snapshot).toBe(live);
-    const first = (await server.app.portfolios.revision(id, 1))!.snapshot;
-    expect(first.projectTitle).toBe('Lake house');
-    expect(filesOf(first)).toEqual([]);
+  embeddedOnly('checks object identity in memory')(
+    'shares the object instead of copying it, and history survives a reopen',
+    async () => {
+      server = await startTestServer();
+      const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
+      const id = created.body.portfolioId as string;
+      const saved = await server.request('PUT', `/api/v1/portfolio/${id}`, {
+        body: portfolioBody({ projectTitle: 'Renamed', revision: 1 }),
+      });
+      expect(saved.status).toBe(200);
+      const live = (await server.app.portfolios.get(id))!;
+      const newest = (await server.app.portfolios.revision(id, 2))!;
+      expect(newest.snapshot).toBe(live);
+      const first = (await server.app.portfolios.revision(id, 1))!.snapshot;
+      expect(first.projectTitle).toBe('Lake house');
+      expect(filesOf(first)).toEqual([]);
 
-    await server.stop();
-    const reopened = await startTestServer({ dataDir: server.dataDir });
-    server = reopened;
-    const reloaded: StoredPortfolio = (await reopened.app.portfolios.get(id))!;
-    expect((await reopened.app.portfolios.revision(id, 2))!.snapshot).toBe(reloaded);
-    expect((await reopened.app.portfolios.revision(id, 1))!.snapshot).toEqual(first);
-    expect(reloaded.modifiedBy).toBe('admin');
-  });
+      await server.stop();
+      const reopened = await startTestServer({ dataDir: server.dataDir });
+      server = reopened;
+      const reloaded: StoredPortfolio = (await reopened.app.portfolios.get(id))!;
+      expect((await reopened.app.portfolios.revision(id, 2))!.snapshot).toBe(reloaded);
+      expect((await reopened.app.portfolios.revision(id, 1))!.snapshot).toEqual(first);
+      expect(reloaded.modifiedBy).toBe('admin');
+    },
+  );
 
-  it('leaves no trace of a change whose journal write failed: seq and feed as before', async () => {
-    server = await startTestServer();
-    const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
-    const id = created.body.portfolioId as string;
-    const before = await server.app.portfolios.changesSince(0, 100);
-    server.app.store!.injectWriteFault(new Error('disk full'));
-    const failed = await server.request('PUT', `/api/v1/portfolio/${id}`, {
-      body: portfolioBody({ projectTitle: 'Lost' }),
-    });
-    expect(failed.status).toBe(500);
-    expect(await server.app.portfolios.changesSince(0, 100)).toEqual(before);
-    expect((await server.app.portfolios.revisions(id, 10, null)).total).toBe(1);
-    const next = await server.request('PUT', `/api/v1/portfolio/${id}`, {
-      body: portfolioBody({ projectTitle: 'Kept' }),
-    });
-    expect(next.status).toBe(200);
-    const after = await server.app.portfolios.changesSince(0, 100);
-    expect(after.changes.map((change) => change.seq)).toEqual([before.next + 1]);
-  });
+  embeddedOnly('injects a journal write fault')(
+    'leaves no trace of a change whose journal write failed: seq and feed as before',
+    async () => {
+      server = await startTestServer();
+      const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
+      const id = created.body.portfolioId as string;
+      const before = await server.app.portfolios.changesSince(0, 100);
+      server.app.store!.injectWriteFault(new Error('disk full'));
+      const failed = await server.request('PUT', `/api/v1/portfolio/${id}`, {
+        body: portfolioBody({ projectTitle: 'Lost' }),
+      });
+      expect(failed.status).toBe(500);
+      expect(await server.app.portfolios.changesSince(0, 100)).toEqual(before);
+      expect((await server.app.portfolios.revisions(id, 10, null)).total).toBe(1);
+      const next = await server.request('PUT', `/api/v1/portfolio/${id}`, {
+        body: portfolioBody({ projectTitle: 'Kept' }),
+      });
+      expect(next.status).toBe(200);
+      const after = await server.app.portfolios.changesSince(0, 100);
+      expect(after.changes.map((change) => change.seq)).toEqual([before.next + 1]);
+    },
+  );
 });
 
 describe('retention settings', () => {

@@ -12,6 +12,7 @@ import {
   portfolioBody,
   startTestServer,
   type TestServer,
+  embeddedOnly,
 } from '../helpers/test-server';
 
 const servers: TestServer[] = [];
@@ -61,115 +62,130 @@ async function snapshotOf(s: TestServer, ids: string[]) {
 }
 
 describe('durability across restarts', () => {
-  it('keeps portfolios, users and sessions when restarted on the same data dir', async () => {
-    const first = await server();
-    const { editor, ids } = await populate(first, 'keep');
-    const before = await snapshotOf(first, ids);
-    const users = (await first.request('GET', '/api/v1/users')).body;
-    await first.stop();
+  embeddedOnly('the data-directory lock, checked at its end')(
+    'keeps portfolios, users and sessions when restarted on the same data dir',
+    async () => {
+      const first = await server();
+      const { editor, ids } = await populate(first, 'keep');
+      const before = await snapshotOf(first, ids);
+      const users = (await first.request('GET', '/api/v1/users')).body;
+      await first.stop();
 
-    const second = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(second, ids)).toEqual(before);
-    expect(before[0]).toMatchObject({
-      projectTitle: 'Edited',
-      published: true,
-      staffPick: true,
-      revision: 2,
-    });
-    expect((await second.request('GET', '/api/v1/users')).body).toEqual(users);
-    // Sessions survive too: the editor's session from before the restart still works.
-    const me = await second.request('GET', '/api/v1/appauth', { session: editor });
-    expect(me.status).toBe(200);
-    expect(me.body.user.username).toBe('keep.editor');
-    // The first admin is not re-created with the bootstrap password of a later start.
-    const third = await buildApp({
-      dataDir: first.dataDir,
-      bootstrapAdmin: { username: 'other', password: 'other-password' },
-      auth: FAST_AUTH,
-    }).catch((error: unknown) => error);
-    expect(third).toBeInstanceOf(DataDirInUseError); // second still owns it
-  });
+      const second = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(second, ids)).toEqual(before);
+      expect(before[0]).toMatchObject({
+        projectTitle: 'Edited',
+        published: true,
+        staffPick: true,
+        revision: 2,
+      });
+      expect((await second.request('GET', '/api/v1/users')).body).toEqual(users);
+      // Sessions survive too: the editor's session from before the restart still works.
+      const me = await second.request('GET', '/api/v1/appauth', { session: editor });
+      expect(me.status).toBe(200);
+      expect(me.body.user.username).toBe('keep.editor');
+      // The first admin is not re-created with the bootstrap password of a later start.
+      const third = await buildApp({
+        dataDir: first.dataDir,
+        bootstrapAdmin: { username: 'other', password: 'other-password' },
+        auth: FAST_AUTH,
+      }).catch((error: unknown) => error);
+      expect(third).toBeInstanceOf(DataDirInUseError); // second still owns it
+    },
+  );
 
-  it('keeps everything across snapshots and restarts (journal + db.json)', async () => {
-    const first = await server();
-    const a = await populate(first, 'a');
-    await first.app.store!.compactNow();
-    const b = await populate(first, 'b'); // journal only
-    const ids = [...a.ids, ...b.ids];
-    const before = await snapshotOf(first, ids);
-    await first.stop();
-    const db = JSON.parse(await readFile(join(first.dataDir, 'db.json'), 'utf8'));
-    expect(db.version).toBe(SCHEMA_VERSION);
-    expect(Object.keys(db.collections.portfolios).sort()).toEqual([...a.ids].sort());
+  embeddedOnly('the journal and snapshots of the embedded store')(
+    'keeps everything across snapshots and restarts (journal + db.json)',
+    async () => {
+      const first = await server();
+      const a = await populate(first, 'a');
+      await first.app.store!.compactNow();
+      const b = await populate(first, 'b'); // journal only
+      const ids = [...a.ids, ...b.ids];
+      const before = await snapshotOf(first, ids);
+      await first.stop();
+      const db = JSON.parse(await readFile(join(first.dataDir, 'db.json'), 'utf8'));
+      expect(db.version).toBe(SCHEMA_VERSION);
+      expect(Object.keys(db.collections.portfolios).sort()).toEqual([...a.ids].sort());
 
-    const second = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(second, ids)).toEqual(before);
-    await second.app.store!.compactNow();
-    await second.stop();
-    const third = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(third, ids)).toEqual(before);
-  });
+      const second = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(second, ids)).toEqual(before);
+      await second.app.store!.compactNow();
+      await second.stop();
+      const third = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(third, ids)).toEqual(before);
+    },
+  );
 
-  it('recovers a truncated db.json from the previous generation, losing nothing', async () => {
-    const first = await server();
-    const a = await populate(first, 'gen1');
-    await first.app.store!.compactNow();
-    const b = await populate(first, 'gen2');
-    await first.app.store!.compactNow();
-    const c = await populate(first, 'tail'); // only in the journal
-    const ids = [...a.ids, ...b.ids, ...c.ids];
-    const before = await snapshotOf(first, ids);
-    await first.stop();
+  embeddedOnly('the journal and snapshots of the embedded store')(
+    'recovers a truncated db.json from the previous generation, losing nothing',
+    async () => {
+      const first = await server();
+      const a = await populate(first, 'gen1');
+      await first.app.store!.compactNow();
+      const b = await populate(first, 'gen2');
+      await first.app.store!.compactNow();
+      const c = await populate(first, 'tail'); // only in the journal
+      const ids = [...a.ids, ...b.ids, ...c.ids];
+      const before = await snapshotOf(first, ids);
+      await first.stop();
 
-    const dbPath = join(first.dataDir, 'db.json');
-    await truncate(dbPath, Math.floor((await stat(dbPath)).size / 3));
-    const second = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(second, ids)).toEqual(before);
-    // Sign-in and writes work on the recovered database.
-    expect(await second.signIn('gen2.editor', 'gen2.editor-password')).toBeTruthy();
-    const created = await second.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
-    expect(created.status).toBe(201);
-    const names = await readdir(first.dataDir);
-    expect(names.some((name) => name.startsWith('db.json.corrupt-'))).toBe(true);
-  });
+      const dbPath = join(first.dataDir, 'db.json');
+      await truncate(dbPath, Math.floor((await stat(dbPath)).size / 3));
+      const second = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(second, ids)).toEqual(before);
+      // Sign-in and writes work on the recovered database.
+      expect(await second.signIn('gen2.editor', 'gen2.editor-password')).toBeTruthy();
+      const created = await second.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
+      expect(created.status).toBe(201);
+      const names = await readdir(first.dataDir);
+      expect(names.some((name) => name.startsWith('db.json.corrupt-'))).toBe(true);
+    },
+  );
 
-  it('refuses a second server on a used data dir; the first keeps serving', async () => {
-    const first = await server();
-    const lockBefore = await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8');
-    const error = await buildApp({ dataDir: first.dataDir, auth: FAST_AUTH }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DataDirInUseError);
-    expect((error as Error).message).toContain('in use');
-    expect(await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8')).toBe(lockBefore);
-    const created = await first.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
-    expect(created.status).toBe(201);
-  });
+  embeddedOnly('the data-directory lock')(
+    'refuses a second server on a used data dir; the first keeps serving',
+    async () => {
+      const first = await server();
+      const lockBefore = await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8');
+      const error = await buildApp({ dataDir: first.dataDir, auth: FAST_AUTH }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DataDirInUseError);
+      expect((error as Error).message).toContain('in use');
+      expect(await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8')).toBe(lockBefore);
+      const created = await first.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
+      expect(created.status).toBe(201);
+    },
+  );
 
-  it('takes over the stale lock of a dead process and serves the data', async () => {
-    const first = await server();
-    const { ids } = await populate(first, 'stale');
-    const before = await snapshotOf(first, ids);
-    await first.stop();
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-    await writeFile(
-      join(first.dataDir, LOCK_FILE_NAME),
-      JSON.stringify({
-        pid: Number(dead.stdout.toString()),
-        hostname: hostname(),
-        token: 't',
-        startedAt: 1,
-      }),
-    );
-    const second = await server({ dataDir: first.dataDir });
-    expect(await snapshotOf(second, ids)).toEqual(before);
-    expect(JSON.parse(await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8')).pid).toBe(
-      process.pid,
-    );
-    // Stopping releases the lock.
-    await second.stop();
-    expect(await readdir(first.dataDir)).not.toContain(LOCK_FILE_NAME);
-  });
+  embeddedOnly('the data-directory lock')(
+    'takes over the stale lock of a dead process and serves the data',
+    async () => {
+      const first = await server();
+      const { ids } = await populate(first, 'stale');
+      const before = await snapshotOf(first, ids);
+      await first.stop();
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+      await writeFile(
+        join(first.dataDir, LOCK_FILE_NAME),
+        JSON.stringify({
+          pid: Number(dead.stdout.toString()),
+          hostname: hostname(),
+          token: 't',
+          startedAt: 1,
+        }),
+      );
+      const second = await server({ dataDir: first.dataDir });
+      expect(await snapshotOf(second, ids)).toEqual(before);
+      expect(JSON.parse(await readFile(join(first.dataDir, LOCK_FILE_NAME), 'utf8')).pid).toBe(
+        process.pid,
+      );
+      // Stopping releases the lock.
+      await second.stop();
+      expect(await readdir(first.dataDir)).not.toContain(LOCK_FILE_NAME);
+    },
+  );
 
   it('bootstraps the admin only on first start', async () => {
     const first = await server();
