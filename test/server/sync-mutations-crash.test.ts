@@ -1,16 +1,19 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunningClis, spawnCli, type CliProcess } from '../helpers/cli-process';
-import { ADMIN, makeTempDir, portfolioBody } from '../helpers/test-server';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
+import { ADMIN, makeTempDir, portfolioBody, TEST_BACKEND } from '../helpers/test-server';
 
 /** Child processes start slowly on a busy machine. */
 const TIMEOUT = 240_000;
 const PER_ROUND = 33; // a create and two updates each: 99 mutations, one batch
 const dirs: string[] = [];
+const databases: TestDatabase[] = [];
 afterEach(killRunningClis);
 afterAll(async () => {
   await killRunningClis();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all(databases.map((database) => database.drop()));
 });
 
 /** A small seeded generator (mulberry32), so a failing kill point can be replayed. */
@@ -25,8 +28,16 @@ function seeded(seed: number): () => number {
   };
 }
 
-function serve(dataDir: string): CliProcess {
-  return spawnCli(['serve', '--port', '0', '--data-dir', dataDir], {
+/** In the PostgreSQL run (PORTFOLIO_TEST_BACKEND=postgres) the hub keeps its data in a database. */
+async function hubDatabase(): Promise<string[]> {
+  if (TEST_BACKEND !== 'postgres') return [];
+  const database = await createTestDatabase();
+  databases.push(database);
+  return ['--database', database.url];
+}
+
+function serve(dataDir: string, database: string[]): CliProcess {
+  return spawnCli(['serve', '--port', '0', '--data-dir', dataDir, ...database], {
     PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
     PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
     PORTFOLIO_LOG_LEVEL: 'warn',
@@ -90,9 +101,10 @@ describe('sync mutations survive kill -9 of the hub', { timeout: TIMEOUT }, () =
   it('applies each mutation of a batch exactly once when the batch is retried after a kill at a seeded random point', async () => {
     const dataDir = await makeTempDir('portfolio-sync-crash-');
     dirs.push(dataDir);
+    const database = await hubDatabase();
     const random = seeded(16);
-    let cli = serve(dataDir);
-    let url = await cli.url(60_000);
+    let cli = serve(dataDir, database);
+    let url = await cli.url(120_000);
     const admin = (await call(url, 'POST', '/api/v1/appauth', null, ADMIN)).body.sessionId;
     const device = await call(url, 'POST', '/api/v1/devices', admin, {
       name: 'crash replica',
@@ -124,8 +136,8 @@ describe('sync mutations survive kill -9 of the hub', { timeout: TIMEOUT }, () =
       // The batch's answer was cut by the kill (unless it had just finished).
       if ((await pushed) === undefined) cut++;
 
-      cli = serve(dataDir);
-      url = await cli.url(60_000);
+      cli = serve(dataDir, database);
+      url = await cli.url(120_000);
       const retried = await call(url, 'POST', '/api/v1/sync/mutations', token, body);
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
       expect(

@@ -65,9 +65,14 @@ export class GroupCommit {
     let released = false;
     try {
       await client.query('BEGIN');
-      // A group of one needs no savepoint: its failure rolls the whole transaction back.
-      if (group.length === 1) outcomes.push(await attempt(client, group[0]!.work));
-      else
+      // A group of one needs no savepoint: its failure rolls the whole transaction back (an
+      // atomic change that failed in the database is given its second run all the same).
+      if (group.length === 1 && !savepointEach) {
+        const outcome = await attempt(client, group[0]!.work);
+        if (!outcome.ok && group[0]!.atomic && isDatabaseError(outcome.error))
+          throw new GroupAborted();
+        outcomes.push(outcome);
+      } else
         for (const item of group) {
           if (savepointEach || !item.atomic) {
             outcomes.push(await inSavepoint(client, item.work));

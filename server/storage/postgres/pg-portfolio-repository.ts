@@ -76,6 +76,8 @@ export class PgPortfolioRepository implements PortfolioRepository {
   /** Totals per filter and visibility, each with the seq it was counted at. */
   private readonly totals = new Lru<KnownTotal>(MAX_CACHED_TOTALS);
   private readonly writes: GroupCommit;
+  /** Creates waiting for their writing turn (see insert). */
+  private creates: QueuedCreate[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -113,33 +115,48 @@ export class PgPortfolioRepository implements PortfolioRepository {
   }
 
   /**
-   * A create is one statement (one round trip while the library row is locked): it checks the
-   * id, takes the seq and writes the record and its revision, the record's JSON text made
-   * around the seq it takes (see insertStatement). Falls back to the general path for a record
-   * whose JSON cannot be split that way.
+   * Creates wait for the writer together: those that queue up meanwhile go to the database as
+   * one statement (one round trip while the library row is locked for all of them), which checks
+   * every id, takes their seqs in call order and writes the records and their revisions, each
+   * record's JSON text made around the seq it takes (see createsStatement). A taken id changes
+   * nothing and fails only its own create. Should the statement fail in the database (another
+   * instance created one of the ids at the same moment), the group runs again with each create
+   * on its own. A record whose JSON cannot be split that way takes the general path.
    */
   insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
-    const statement = insertStatement(record, meta);
-    if (statement) {
-      return this.writing(async (client) => {
-        let rows: Array<{ taken: boolean; seq: number | null }>;
-        try {
-          ({ rows } = await client.query(statement.text, statement.values));
-        } catch (error) {
-          // Another instance created the same id between this statement's snapshot and its lock.
-          // (The database's error stays as the cause: the transaction is aborted, which the
-          // group commit must know.)
-          if ((error as { constraint?: string }).constraint === 'portfolios_pkey')
-            throw Object.assign(new PortfolioIdTakenError(record.portfolioId), { cause: error });
-          throw error;
-        }
-        const { taken, seq } = rows[0]!;
-        // Taken: the statement changed nothing (not even the seq).
-        if (taken) throw new PortfolioIdTakenError(record.portfolioId);
-        return { ...record, seq: seq!, createdBy: meta.by, modifiedBy: meta.by };
-      }, true);
-    }
-    return this.insertInSteps(record, meta);
+    const create = pendingCreate(record, meta);
+    if (!create) return this.insertInSteps(record, meta);
+    return new Promise<StoredPortfolio>((resolve, reject) => {
+      this.creates.push({ ...create, resolve, reject });
+      if (this.creates.length === 1) this.queueCreates();
+    });
+  }
+
+  /** One writing turn for the creates queued by then (at most MAX_CREATES; the rest queue again). */
+  private queueCreates(): void {
+    let batch: QueuedCreate[] | undefined;
+    let attempts = 0;
+    const outcomes = this.writing(async (client) => {
+      if (batch === undefined) {
+        batch = this.creates.splice(0, MAX_CREATES);
+        if (this.creates.length > 0) this.queueCreates();
+      }
+      attempts++;
+      return attempts === 1 && uniqueIds(batch)
+        ? createsTogether(client, batch)
+        : createsOneByOne(client, batch);
+    }, true);
+    outcomes.then(
+      (results) =>
+        results.forEach((result, index) => {
+          const create = batch![index]!;
+          if (result.ok) create.resolve(result.value);
+          else create.reject(result.error);
+        }),
+      (error: unknown) => {
+        for (const create of batch ?? this.creates.splice(0)) create.reject(error);
+      },
+    );
   }
 
   private insertInSteps(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio> {
@@ -489,19 +506,31 @@ export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
 
 /** A seq no library reaches: marks where the seq goes in a record's JSON text. */
 const SEQ_MARK = Number.MAX_SAFE_INTEGER;
+/** Creates per statement at most. */
+const MAX_CREATES = 50;
+
+interface PendingCreate {
+  record: PortfolioRecord;
+  meta: ChangeMeta;
+  /** The stored record's JSON text before and after its seq. */
+  head: string;
+  tail: string;
+}
+
+interface QueuedCreate extends PendingCreate {
+  resolve: (stored: StoredPortfolio) => void;
+  reject: (error: unknown) => void;
+}
+
+type CreateOutcome = { ok: true; value: StoredPortfolio } | { ok: false; error: unknown };
 
 /**
- * The one statement of a create (see insert): under the library row's lock it takes the next seq
- * and writes the live record, its first revision and the removal of a tombstone of the same id,
- * unless the id is taken, in which case it changes nothing and answers `taken`. The stored JSON
- * is the text `JSON.stringify` makes of the stored record, with the seq spliced in by SQL at the
- * place a marker held, so it reads back byte for byte as the step-by-step path writes it.
- * Undefined when the marker is not found exactly once (then the caller takes that path).
+ * The stored record's JSON text as `JSON.stringify` makes it, split where its seq goes, so SQL
+ * can put in the seq it takes and the record reads back byte for byte as the step-by-step path
+ * writes it. Undefined when the marker is not found exactly once, or the id cannot be stored.
  */
-function insertStatement(
-  record: PortfolioRecord,
-  meta: ChangeMeta,
-): { text: string; values: unknown[] } | undefined {
+function pendingCreate(record: PortfolioRecord, meta: ChangeMeta): PendingCreate | undefined {
+  if (!storable(record.portfolioId)) return undefined;
   const marked: StoredPortfolio = {
     ...record,
     seq: SEQ_MARK,
@@ -509,40 +538,117 @@ function insertStatement(
     modifiedBy: meta.by,
   };
   const parts = JSON.stringify(marked).split(`"seq":${SEQ_MARK}`);
-  if (parts.length !== 2 || !storable(record.portfolioId)) return undefined;
-  const p = new Parameters();
-  const id = p.add(record.portfolioId);
-  const columns = liveColumns(marked);
-  delete columns.seq;
-  delete columns.record;
-  const names = Object.keys(columns);
-  const blobs = [...new Set(filesOf(marked).map((file) => file.sha256))];
-  const text = `
-    WITH taken AS (
-      SELECT EXISTS (SELECT 1 FROM portfolios WHERE portfolio_id = ${id})
-          OR EXISTS (SELECT 1 FROM trash WHERE portfolio_id = ${id}) AS taken
-    ), lib AS (
-      UPDATE library SET seq = seq + 1 WHERE NOT (SELECT taken FROM taken) RETURNING seq
-    ), stored AS (
-      SELECT seq, (${p.add(`${parts[0]}"seq":`)} || seq || ${p.add(parts[1])})::json AS record
-      FROM lib
-    ), tombstone AS (
-      DELETE FROM tombstones WHERE portfolio_id = ${id} AND EXISTS (SELECT 1 FROM lib)
-    ), live AS (
-      INSERT INTO portfolios (${names.join(', ')}, seq, record)
-      SELECT ${names.map((name) => (name === 'portfolio_id' ? id : p.add(columns[name]))).join(', ')},
-        stored.seq, stored.record
-      FROM stored
-    ), revision AS (
-      INSERT INTO revisions (portfolio_id, revision, seq, modified_time, modified_by, command,
-        changed_fields, snapshot, blobs)
-      SELECT ${id}, ${p.add(record.revision)}, stored.seq, ${p.add(meta.time)}, ${p.add(meta.by)},
-        ${p.add(meta.command)}, ${p.add(meta.changedFields)}::text[], stored.record,
-        ${p.add(blobs)}::text[]
-      FROM stored
-    )
-    SELECT (SELECT taken FROM taken) AS taken, (SELECT seq FROM lib) AS seq`;
-  return { text, values: p.values };
+  if (parts.length !== 2) return undefined;
+  return { record, meta, head: `${parts[0]}"seq":`, tail: parts[1]! };
+}
+
+const storedOf = (create: PendingCreate, seq: number): StoredPortfolio => ({
+  ...create.record,
+  seq,
+  createdBy: create.meta.by,
+  modifiedBy: create.meta.by,
+});
+
+const uniqueIds = (creates: readonly PendingCreate[]) =>
+  new Set(creates.map((create) => create.record.portfolioId)).size === creates.length;
+
+/** bytea in its text form, as json_populate_recordset reads it. */
+const byteaText = (bytes: unknown) => `\\x${(bytes as Buffer).toString('hex')}`;
+
+/**
+ * Creates in one statement: under the library row's lock, the ids already live or trashed are
+ * left out, the others take the next seqs in order and are written with their first revisions
+ * (a tombstone of the same id goes). Answers each create's outcome, in order.
+ */
+async function createsTogether(
+  client: pg.PoolClient,
+  creates: readonly PendingCreate[],
+): Promise<CreateOutcome[]> {
+  const live = creates.map((create) => {
+    const columns = liveColumns(storedOf(create, 0));
+    delete columns.seq;
+    delete columns.record;
+    return {
+      ...columns,
+      title_key: byteaText(columns.title_key),
+      category_key: byteaText(columns.category_key),
+    };
+  });
+  const extra = creates.map((create, index) => ({
+    ord: index + 1,
+    head: create.head,
+    tail: create.tail,
+    rev_time: create.meta.time,
+    rev_by: create.meta.by,
+    command: create.meta.command,
+    changed_fields: create.meta.changedFields,
+    blobs: [...new Set(filesOf(create.record).map((file) => file.sha256))],
+  }));
+  const names = Object.keys(live[0]!);
+  const { rows } = await client.query<{ ord: number; seq: number }>(
+    `WITH input AS (
+       SELECT l.*, x.*
+       FROM json_populate_recordset(NULL::portfolios, $1::json) WITH ORDINALITY AS l
+       JOIN json_to_recordset($2::json) AS x(ord bigint, head text, tail text, rev_time bigint,
+         rev_by text, command text, changed_fields text[], blobs text[])
+         ON x.ord = l.ordinality
+     ), fresh AS (
+       SELECT i.*, row_number() OVER (ORDER BY i.ord) AS n, count(*) OVER () AS fresh_count
+       FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM portfolios p WHERE p.portfolio_id = i.portfolio_id)
+         AND NOT EXISTS (SELECT 1 FROM trash t WHERE t.portfolio_id = i.portfolio_id)
+     ), lib AS (
+       UPDATE library SET seq = seq + (SELECT count(*) FROM fresh) RETURNING seq
+     ), stored AS (
+       SELECT f.*, lib.seq - f.fresh_count + f.n AS new_seq,
+         (f.head || (lib.seq - f.fresh_count + f.n) || f.tail)::json AS new_record
+       FROM fresh f, lib
+     ), tombstone AS (
+       DELETE FROM tombstones WHERE portfolio_id IN (SELECT portfolio_id FROM stored)
+     ), live AS (
+       INSERT INTO portfolios (${names.join(', ')}, seq, record)
+       SELECT ${names.join(', ')}, new_seq, new_record FROM stored
+     ), revision AS (
+       INSERT INTO revisions (portfolio_id, revision, seq, modified_time, modified_by, command,
+         changed_fields, snapshot, blobs)
+       SELECT portfolio_id, revision, new_seq, rev_time, rev_by, command, changed_fields,
+         new_record, blobs
+       FROM stored
+     )
+     SELECT ord, new_seq AS seq FROM stored`,
+    [JSON.stringify(live), JSON.stringify(extra)],
+  );
+  const seqs = new Map(rows.map((row) => [Number(row.ord), row.seq]));
+  return creates.map((create, index): CreateOutcome => {
+    const seq = seqs.get(index + 1);
+    return seq === undefined
+      ? { ok: false, error: new PortfolioIdTakenError(create.record.portfolioId) }
+      : { ok: true, value: storedOf(create, seq) };
+  });
+}
+
+/** Each create in its own savepoint: one that fails in the database leaves the others. */
+async function createsOneByOne(
+  client: pg.PoolClient,
+  creates: readonly PendingCreate[],
+): Promise<CreateOutcome[]> {
+  const outcomes: CreateOutcome[] = [];
+  for (const create of creates) {
+    await client.query('SAVEPOINT one_create');
+    try {
+      const [outcome] = await createsTogether(client, [create]);
+      outcomes.push(outcome!);
+    } catch (error) {
+      await client.query('ROLLBACK TO SAVEPOINT one_create');
+      // Another instance created the same id between this statement's snapshot and its lock.
+      const taken = (error as { constraint?: string }).constraint === 'portfolios_pkey';
+      outcomes.push({
+        ok: false,
+        error: taken ? new PortfolioIdTakenError(create.record.portfolioId) : error,
+      });
+    }
+  }
+  return outcomes;
 }
 
 function upsertLive(p: Parameters, record: StoredPortfolio): string {

@@ -40,8 +40,9 @@ describe.skipIf(unavailable)(SUITE, () => {
       );
     // Back to schema 1: without the columns, as a database an older release left.
     await database.pool.query(`
+      DROP TABLE devices;
       ALTER TABLE portfolios DROP COLUMN search_words, DROP COLUMN title_words;
-      DELETE FROM schema_migrations WHERE name = '0002_search'`);
+      DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);
