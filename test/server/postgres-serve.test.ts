@@ -17,6 +17,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../helpers/test-server';
+import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 
 /*
  * `portfolio serve --database`: an unusable database at start, the database lost and back while
@@ -121,7 +122,9 @@ describe.skipIf(unavailable)('portfolio serve --database', () => {
     expect((await cli.exited).code).toBe(2);
     const lines = cli.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/schema version 7; .* reads up to version 1/);
+    expect(lines[0]).toMatch(
+      new RegExp(`schema version 7; .* reads up to version ${SCHEMA_VERSION}\\.`),
+    );
   });
 
   it('the database lost while serving: 503 DATABASE_UNAVAILABLE, then it recovers by itself', async () => {
