@@ -18,6 +18,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../helpers/test-server';
+import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 
 /*
  * `portfolio serve --database`: an unusable database at start, the database lost and back while
