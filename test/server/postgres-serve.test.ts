@@ -4,7 +4,6 @@ import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunningClis, spawnCli } from '../helpers/cli-process';
-import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 import {
   POSTGRES_URL,
   createTestDatabase,
@@ -18,6 +17,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../helpers/test-server';
+import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 
 /*
  * `portfolio serve --database`: an unusable database at start, the database lost and back while
