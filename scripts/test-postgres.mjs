@@ -48,12 +48,16 @@ const SKIPPED = {
   'receive-file.test.ts': 'receiving an upload to a file: the same on both backends',
 };
 
-// The HTTP suites: those that start a real server. The postgres-* ones already ran on PostgreSQL
+// The HTTP suites: those that start a real server (in-process or as a child process). The postgres-* ones already ran on PostgreSQL
 // in the first run.
 const dir = 'test/server';
 const files = readdirSync(dir)
   .filter((name) => name.endsWith('.test.ts') && !name.startsWith('postgres-'))
-  .filter((name) => readFileSync(join(dir, name), 'utf8').includes('startTestServer'))
+  .filter((name) => {
+    // A test server, or a server process started on a database in this run (TEST_BACKEND).
+    const text = readFileSync(join(dir, name), 'utf8');
+    return text.includes('startTestServer') || text.includes('TEST_BACKEND');
+  })
   .filter((name) => {
     if (!SKIPPED[name]) return true;
     console.log(`skipped on PostgreSQL: ${name} (${SKIPPED[name]})`);
