@@ -40,18 +40,24 @@ const SKIPPED = {
   'storage-crash.test.ts': 'kill -9 during writes to the embedded journal',
   'storage-migrations.test.ts': "migrations of the embedded store's data layout",
   'storage-migrations-v1.test.ts': "migrations of the embedded store's data layout",
+  'storage-migrate.test.ts':
+    'moves an embedded data directory to a database of its own and back: the first run covers both',
   // HTTP mechanics the backend takes no part in; the first run covers them.
   'hardening.test.ts': 'HTTP parsing, limits and timeouts: the same on both backends',
   'api-docs.test.ts': 'the API docs page: the same on both backends',
   'receive-file.test.ts': 'receiving an upload to a file: the same on both backends',
 };
 
-// The HTTP suites: those that start a real server. The postgres-* ones already ran on PostgreSQL
+// The HTTP suites: those that start a real server (in-process or as a child process). The postgres-* ones already ran on PostgreSQL
 // in the first run.
 const dir = 'test/server';
 const files = readdirSync(dir)
   .filter((name) => name.endsWith('.test.ts') && !name.startsWith('postgres-'))
-  .filter((name) => readFileSync(join(dir, name), 'utf8').includes('startTestServer'))
+  .filter((name) => {
+    // A test server, or a server process started on a database in this run (TEST_BACKEND).
+    const text = readFileSync(join(dir, name), 'utf8');
+    return text.includes('startTestServer') || text.includes('TEST_BACKEND');
+  })
   .filter((name) => {
     if (!SKIPPED[name]) return true;
     console.log(`skipped on PostgreSQL: ${name} (${SKIPPED[name]})`);

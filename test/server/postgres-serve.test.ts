@@ -4,7 +4,6 @@ import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunningClis, spawnCli } from '../helpers/cli-process';
-import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 import {
   POSTGRES_URL,
   createTestDatabase,

@@ -56,6 +56,36 @@ describe.skipIf(unavailable)('two instances on one PostgreSQL database', () => {
     expect((await on(b, session).get('/api/v1/appauth')).status).toBe(401);
   });
 
+  it('a device made on one works on the other; revoked on the other, it is refused on both', async () => {
+    const made = await a.request('POST', '/api/v1/devices', {
+      body: { name: 'Shared hub', replicaId: 'two-instance-replica' },
+    });
+    expect(made.status).toBe(201);
+    const token = `Bearer ${made.body.token}`;
+    expect((await on(b, token).get('/api/v1/appauth')).status).toBe(200);
+    // The replica id is bound across instances: a second admin's device on B may not take it.
+    await b.request('POST', '/api/v1/users', {
+      body: { username: 'other-admin', password: 'other-admin-password', role: 'admin' },
+    });
+    const other = await b.signIn('other-admin', 'other-admin-password');
+    const taken = await b.request('POST', '/api/v1/devices', {
+      session: other,
+      body: { name: 'Thief', replicaId: 'two-instance-replica' },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('REPLICA_ID_TAKEN');
+    const listed = await b.request('GET', '/api/v1/devices');
+    expect(listed.body.devices.map((d: { deviceId: string }) => d.deviceId)).toEqual([
+      made.body.deviceId,
+    ]);
+    expect((await b.request('DELETE', `/api/v1/devices/${made.body.deviceId}`)).status).toBe(204);
+    for (const server of [a, b]) {
+      const refused = await on(server, token).get('/api/v1/appauth');
+      expect(refused.status).toBe(401);
+      expect(refused.body.code).toBe('DEVICE_REVOKED');
+    }
+  });
+
   it('a write on one is read at once on the other: detail and list', async () => {
     const created = await a.request('POST', '/api/v1/portfolio', {
       body: portfolioBody({ projectTitle: 'Made on A' }),
