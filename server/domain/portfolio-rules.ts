@@ -191,8 +191,11 @@ export function changedFields(previous: PortfolioRecord | null, next: PortfolioR
   );
 }
 
-/** What a restore brings back: the content; identity, state and bookkeeping stay current. */
-const RESTORED_FIELDS = [
+/**
+ * A portfolio's content: what a restore brings back (identity, state and bookkeeping stay
+ * current), and with the state flags what sync merges (three-way-merge.ts).
+ */
+export const CONTENT_FIELDS = [
   'memberBarcode',
   'category',
   'relativeCategory',
@@ -221,7 +224,7 @@ export function restoredPortfolio(
   old: PortfolioRecord,
   now: number,
 ): PortfolioRecord {
-  const content = Object.fromEntries(RESTORED_FIELDS.map((key) => [key, old[key]]));
+  const content = Object.fromEntries(CONTENT_FIELDS.map((key) => [key, old[key]]));
   return {
     ...current,
     ...content,

@@ -21,29 +21,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { PortfolioRecord, StoredFile } from '../../shared';
+import { CONTENT_FIELDS } from './portfolio-rules';
 
 /** The fields a merge considers: content and state, never identity or bookkeeping. */
-export const MERGED_FIELDS = [
-  'memberBarcode',
-  'category',
-  'relativeCategory',
-  'projectTitle',
-  'aboutProject',
-  'projectDetail',
-  'projectLanuching',
-  'readyToBuy',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'certificateByOrg',
-  'certificateDesc',
-  'staffPick',
-  'cover',
-  'draftingProcess',
-  'additionalDocument',
-  'published',
-  'active',
-] as const satisfies ReadonlyArray<keyof PortfolioRecord>;
+export const MERGED_FIELDS = [...CONTENT_FIELDS, 'published', 'active'] as const;
 
 export type MergedField = (typeof MERGED_FIELDS)[number];
 
