@@ -75,7 +75,8 @@ describe.skipIf(unavailable)(SUITE, () => {
   let coverPath: string;
 
   beforeAll(async () => {
-    const server = await startTestServer();
+    // The embedded store, whatever backend the run's test servers use: it is the source here.
+    const server = await startTestServer({ database: null });
     sourceDir = server.dataDir;
     dirs.push(sourceDir);
     await server.userSession('editor1', 'editor', ['Interior']);
@@ -171,7 +172,7 @@ describe.skipIf(unavailable)(SUITE, () => {
       expect(sha256(await readFile(blobPath(join(backDir, 'blobs'), blob)))).toBe(blob);
 
     // The moved users sign in with their own passwords; the files and the trash are there.
-    const server = await startTestServer({ dataDir: backDir });
+    const server = await startTestServer({ dataDir: backDir, database: null });
     try {
       await server.signIn('editor1', 'editor1-password');
       const file = await download(server, coverPath);
