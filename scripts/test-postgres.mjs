@@ -40,8 +40,6 @@ const SKIPPED = {
   'storage-crash.test.ts': 'kill -9 during writes to the embedded journal',
   'storage-migrations.test.ts': "migrations of the embedded store's data layout",
   'storage-migrations-v1.test.ts': "migrations of the embedded store's data layout",
-  'storage-migrate.test.ts':
-    'moves an embedded data directory to a database of its own and back: the first run covers both',
   // HTTP mechanics the backend takes no part in; the first run covers them.
   'hardening.test.ts': 'HTTP parsing, limits and timeouts: the same on both backends',
   'api-docs.test.ts': 'the API docs page: the same on both backends',
