@@ -141,6 +141,10 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   // An idle connection that breaks (server restart, network) must not crash the process: the pool
   // drops it, and the next query opens a new one or reports the failure to its caller.
   pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
+  // A connection that breaks while checked out (a query in flight) emits 'error' too, and the pool
+  // listens only while a connection is idle: without a listener of its own that error would end
+  // the process. The query in flight is rejected all the same, so its caller answers 503.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await migrate(pool, target, logger);
   } catch (error) {

@@ -107,6 +107,23 @@ describe.skipIf(unavailable)(SUITE, () => {
     ]);
   });
 
+  it('a connection cut while a query is in flight fails that query, never the process', async () => {
+    // Without a listener of its own, a checked-out connection's 'error' is an uncaught exception
+    // that ends the server (Vitest fails the run on it).
+    testDatabase = await createTestDatabase();
+    const database = await open(testDatabase.url);
+    const client = await database.pool.connect();
+    const sleeping = client.query('SELECT pg_sleep(5)');
+    const cut = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    (
+      client as unknown as { connection: { stream: { destroy(error: Error): void } } }
+    ).connection.stream.destroy(cut);
+    await expect(sleeping).rejects.toThrow(/ECONNRESET/);
+    client.release(true);
+    const { rows } = await database.pool.query('SELECT 1 AS one');
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+
   it('opens a database it migrated before without changing it', async () => {
     testDatabase = await createTestDatabase();
     const first = await open(testDatabase.url);
