@@ -134,7 +134,7 @@ async function withDatabaseUsers<T>(url: string, use: UseUsers<T>): Promise<T> {
     return await use(new UserService(repository, auth), repository);
   } catch (error) {
     // The database went away after the start: the same one line as an unreachable one.
-    const reason = database.connectionFailure(error);
+    const reason = error instanceof CommandFailed ? undefined : database.connectionFailure(error);
     if (reason === undefined) throw error;
     throw new DatabaseUnusable(new database.DatabaseConnectError(opened.target, reason).message);
   } finally {
