@@ -1,11 +1,15 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { openDatabase } from '../../server/storage/postgres/database';
+import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 import { killRunningClis, spawnCli, type CliProcess } from '../helpers/cli-process';
 import { expectError } from '../helpers/error-body';
-import { ADMIN, makeTempDir } from '../helpers/test-server';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres';
+import { ADMIN, makeTempDir, startTestServer, type TestServer } from '../helpers/test-server';
 
 /** Child processes start slowly on a busy machine. */
 const SPAWN_TIMEOUT = 60_000;
@@ -53,13 +57,22 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       'PORTFOLIO_HISTORY_KEEP',
       'PORTFOLIO_TRASH_DAYS',
     ],
-    'users list': ['--data-dir', '--json', '--help', 'PORTFOLIO_DATA_DIR'],
+    'users list': [
+      '--data-dir',
+      '--database',
+      '--json',
+      '--help',
+      'PORTFOLIO_DATA_DIR',
+      'PORTFOLIO_DATABASE_URL',
+    ],
     'users reset-password': [
       '<username>',
       '--data-dir',
+      '--database',
       '--password-stdin',
       '--help',
       'PORTFOLIO_DATA_DIR',
+      'PORTFOLIO_DATABASE_URL',
       'PORTFOLIO_NEW_PASSWORD',
     ],
   };
@@ -130,6 +143,11 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
           'error: missing <username> (see: portfolio users reset-password --help)',
         ],
         [['users', 'reset-password', 'a', 'b', ...dir], {}, 'error: unexpected argument "b"'],
+        [
+          ['users', 'list', '--database', 'mysql://ann:hunter22@db/portfolio', ...dir],
+          {},
+          'error: --database must be a postgres:// URL (see: portfolio users list --help)',
+        ],
         [
           ['users', 'reset-password', 'admin', ...dir],
           { PORTFOLIO_NEW_PASSWORD: 'short' },
@@ -445,5 +463,235 @@ describe('portfolio users', { timeout: SPAWN_TIMEOUT }, () => {
       );
     }
     expect(await readdir(empty)).toEqual([]);
+  });
+});
+
+const PG_SUITE = 'portfolio users on PostgreSQL';
+const pgUnavailable = await postgresUnavailable(PG_SUITE);
+
+describe.skipIf(pgUnavailable)(PG_SUITE, { timeout: SPAWN_TIMEOUT }, () => {
+  const databases: TestDatabase[] = [];
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await Promise.all(databases.map((database) => database.drop()));
+  });
+
+  async function database(): Promise<TestDatabase> {
+    const made = await createTestDatabase();
+    databases.push(made);
+    return made;
+  }
+
+  /** A server on `url` (as `serve --database` runs it), kept running while the command runs. */
+  async function server(url: string): Promise<TestServer> {
+    const started = await startTestServer({ database: url });
+    servers.push(started);
+    return started;
+  }
+
+  async function run(args: string[], env: Record<string, string> = {}) {
+    const cli = spawnCli(['users', ...args], env);
+    const { code } = await cli.exited;
+    return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+  }
+
+  /** A port nothing listens on: taken from the system, then released. */
+  async function closedPort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((done) => probe.close(done));
+    return port;
+  }
+
+  it('list the accounts while a server runs on the database, as a table or JSON', async () => {
+    const { url } = await database();
+    const running = await server(url);
+    await running.userSession('ann', 'editor', ['Ceramics']);
+    // --data-dir is not used on PostgreSQL: a folder that does not exist stays so.
+    const unused = join(await tempDir(), 'not-used');
+
+    const table = await run(['list', '--database', url, '--data-dir', unused]);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    expect(
+      table.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/)),
+    ).toEqual([
+      ['USERNAME', 'ROLE', 'MAY EDIT'],
+      ['admin', 'admin', '*'],
+      ['ann', 'editor', 'Ceramics'],
+    ]);
+
+    const json = await run(['list', '--json'], {
+      PORTFOLIO_DATABASE_URL: url,
+      PORTFOLIO_DATA_DIR: unused,
+    });
+    expect(json.code).toBe(0);
+    const users = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(users.map((user) => [user.username, user.role, user.allowEdit])).toEqual([
+      ['admin', 'admin', ['*']],
+      ['ann', 'editor', ['Ceramics']],
+    ]);
+    for (const user of users) expect(user).not.toHaveProperty('passwordHash');
+    await expect(stat(unused)).rejects.toThrow(/ENOENT/);
+    // The server went on serving throughout.
+    expect((await running.request('GET', '/api/v1/users')).status).toBe(200);
+  });
+
+  it(
+    'reset a password while two instances run: sign in with it on either, old sessions end on both',
+    { timeout: 180_000 },
+    async () => {
+      const { url } = await database();
+      const first = await server(url);
+      const second = await server(url);
+      const annOnFirst = await first.userSession('ann', 'editor', ['Ceramics']);
+      const annOnSecond = await second.signIn('ann', 'ann-password');
+      const adminOnSecond = await second.signIn(ADMIN.username, ADMIN.password);
+
+      const fromEnv = await run(['reset-password', 'ann', '--database', url], {
+        PORTFOLIO_NEW_PASSWORD: 'ann-from-environment',
+      });
+      expect(fromEnv.stderr).toBe('');
+      expect(fromEnv.code).toBe(0);
+      expect(fromEnv.stdout).toBe('The password of "ann" is reset; their sessions have ended.\n');
+
+      for (const [instance, session] of [
+        [first, annOnFirst],
+        [second, annOnSecond],
+      ] as const) {
+        const old = await instance.request('GET', '/api/v1/appauth', { session });
+        expect(old.status).toBe(401);
+        const signIn = (password: string) =>
+          instance.request('POST', '/api/v1/appauth', {
+            body: { username: 'ann', password },
+            session: null,
+          });
+        expect((await signIn('ann-password')).status).toBe(401);
+        const fresh = await signIn('ann-from-environment');
+        expect(fresh.status).toBe(200);
+        // Role and categories stay as they were.
+        const me = await instance.request('GET', '/api/v1/appauth', {
+          session: fresh.body.sessionId,
+        });
+        expect(me.body.user).toEqual({ username: 'ann', role: 'editor', allowEdit: ['Ceramics'] });
+      }
+      // Only ann's sessions ended.
+      expect(
+        (await second.request('GET', '/api/v1/appauth', { session: adminOnSecond })).status,
+      ).toBe(200);
+
+      // Generated and printed once; over real HTTP on a server started anew on the database.
+      const generated = await run(['reset-password', 'admin'], { PORTFOLIO_DATABASE_URL: url });
+      expect(generated.code).toBe(0);
+      const password = generated.stdout.match(/New password \(shown only this once\): (\S+)/)![1]!;
+      await Promise.all([first.stop(), second.stop()]);
+      const { buildApp } = await import('../../server/app');
+      const app = await buildApp({ dataDir: await tempDir(), database: url });
+      try {
+        const base = await app.listen({ host: '127.0.0.1', port: 0 });
+        expect((await post(base, '/api/v1/appauth', ADMIN)).status).toBe(401);
+        const signedIn = await post(base, '/api/v1/appauth', {
+          username: 'admin',
+          password,
+        });
+        expect(signedIn.status).toBe(200);
+        expect(
+          (
+            await fetch(`${base}/api/v1/appauth`, {
+              headers: { authorization: adminOnSecond },
+            })
+          ).status,
+        ).toBe(401);
+      } finally {
+        await app.close();
+      }
+
+      // (A name that reads like a connection failure is still just an unknown user.)
+      const unknown = await run(['reset-password', 'timeout', '--database', url]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr.trim()).toBe(
+        'error: no user named "timeout"; the users are: admin, ann',
+      );
+      expect(unknown.stdout).toBe('');
+    },
+  );
+
+  it('exit 2 with one line naming host and port on an unreachable database, never the password', async () => {
+    const port = await closedPort();
+    const url = `postgres://ann:hunter22@127.0.0.1:${port}/portfolio`;
+    const results = await Promise.all([
+      run(['list', '--database', url]),
+      run(['reset-password', 'admin'], {
+        PORTFOLIO_DATABASE_URL: url,
+        PORTFOLIO_NEW_PASSWORD: 'never-applied-pw',
+      }),
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: Cannot connect to PostgreSQL at 127.0.0.1:${port}: connection refused (is PostgreSQL running and listening there?).\n`,
+      );
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('exit 1 on a database never set up, creating nothing in it', async () => {
+    const empty = await database();
+    const host = new URL(empty.url).host;
+    const results = await Promise.all([
+      run(['list', '--database', empty.url]),
+      run(['reset-password', 'admin', '--database', empty.url], {
+        PORTFOLIO_NEW_PASSWORD: 'never-applied-pw',
+      }),
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(1);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([
+        `error: no Portfolio Manager database at ${host}/${empty.name} (it was never set up; ` +
+          'nothing was created). Check --database, or set it up by starting ' +
+          '"portfolio serve --database …".',
+      ]);
+      expect(result.stdout).toBe('');
+    }
+    const admin = new pg.Client({ connectionString: empty.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(
+        "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+      );
+      expect(rows).toEqual([{ n: 0 }]);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('exit 2 with one line on a database of a newer schema, changing nothing', async () => {
+    const { url } = await database();
+    const opened = await openDatabase(url);
+    const newer = SCHEMA_VERSION + 1;
+    try {
+      await opened.pool.query('INSERT INTO schema_migrations (name, run_on) VALUES ($1, now())', [
+        `${String(newer).padStart(4, '0')}_from_the_future`,
+      ]);
+      const result = await run(['reset-password', 'admin', '--database', url], {
+        PORTFOLIO_NEW_PASSWORD: 'never-applied-pw',
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(
+        `has schema version ${newer}; this Portfolio Manager reads up to version ${SCHEMA_VERSION}`,
+      );
+      expect(result.stdout).toBe('');
+      expect((await opened.pool.query('SELECT count(*)::int AS n FROM users')).rows).toEqual([
+        { n: 0 },
+      ]);
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -34,6 +34,12 @@ export interface DatabaseOptions {
   /** How long to wait for a connection before giving up (default 10 s). */
   connectTimeoutMs?: number;
   logger?: DatabaseLogger;
+  /**
+   * Only open a database this application has set up before: an empty one (no migrations table)
+   * throws DatabaseNotSetUpError instead of getting the schema. For tools that must not turn a
+   * mistyped URL into a new deployment (`portfolio users …`). Default false: migrate from zero.
+   */
+  mustExist?: boolean;
 }
 
 export interface Database {
@@ -67,6 +73,27 @@ export class DatabaseSchemaTooNewError extends Error {
         `${databaseVersion} (or restore a backup made before the upgrade).`,
     );
   }
+}
+
+/** The database holds no Portfolio Manager schema (it was never migrated), and was left so. */
+export class DatabaseNotSetUpError extends Error {
+  override readonly name = 'DatabaseNotSetUpError';
+  constructor(
+    readonly target: string,
+    readonly databaseName: string,
+  ) {
+    super(
+      `no Portfolio Manager database at ${target}/${databaseName} (it was never set up; nothing ` +
+        'was created). Check --database, or set it up by starting "portfolio serve --database …".',
+    );
+  }
+}
+
+/** The database name of a connection URL (PostgreSQL's default: the user's name). */
+function databaseNameOf(url: string): string {
+  const parsed = new URL(url);
+  const name = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  return name || decodeURIComponent(parsed.username) || process.env.USER || 'postgres';
 }
 
 /** `host:port` of a connection URL (a socket directory given as `?host=` counts as the host). */
@@ -146,7 +173,9 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   // the process. The query in flight is rejected all the same, so its caller answers 503.
   pool.on('connect', (client) => client.on('error', () => {}));
   try {
-    await migrate(pool, target, logger);
+    await migrate(pool, target, logger, {
+      ...(options.mustExist && { mustExist: databaseNameOf(url) }),
+    });
   } catch (error) {
     await pool.end().catch(() => {});
     const reason = connectionFailure(error);
@@ -155,18 +184,25 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   return { pool, target, close: () => pool.end() };
 }
 
-/** Applies the migrations this database lacks; see openDatabase. */
+/**
+ * Applies the migrations this database lacks; see openDatabase. With `mustExist` (the database's
+ * name, for the message), an empty database throws DatabaseNotSetUpError, checked under the lock
+ * so an instance setting it up at the same moment is waited for.
+ */
 export async function migrate(
   pool: pg.Pool,
   target: string,
   logger: DatabaseLogger = SILENT,
+  options: { mustExist?: string } = {},
 ): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await refuseNewerSchema(client, target);
+      const migrated = await refuseNewerSchema(client, target);
+      if (!migrated && options.mustExist !== undefined)
+        throw new DatabaseNotSetUpError(target, options.mustExist);
       await runner(runnerOptions(client, logger));
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
@@ -180,12 +216,14 @@ export async function migrate(
   }
 }
 
-async function refuseNewerSchema(client: pg.PoolClient, target: string): Promise<void> {
+/** Throws when a newer release migrated the database; answers whether any migration ran on it. */
+async function refuseNewerSchema(client: pg.PoolClient, target: string): Promise<boolean> {
   const exists = await client.query(`SELECT to_regclass('${MIGRATIONS_TABLE}') IS NOT NULL AS ok`);
-  if (!exists.rows[0].ok) return;
+  if (!exists.rows[0].ok) return false;
   const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`);
   const newest = Math.max(0, ...rows.map((row) => versionOf(row.name)));
   if (newest > SCHEMA_VERSION) throw new DatabaseSchemaTooNewError(target, newest);
+  return rows.length > 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DatabaseConnectError,
+  DatabaseNotSetUpError,
   DatabaseSchemaTooNewError,
   openDatabase,
   targetOf,
@@ -146,6 +147,31 @@ describe.skipIf(unavailable)(SUITE, () => {
     await expect(opening).rejects.toThrow(
       `has schema version ${newer}; this Portfolio Manager reads up to version ${SCHEMA_VERSION}`,
     );
+  });
+
+  it('with mustExist, refuses a database never set up and leaves it empty', async () => {
+    testDatabase = await createTestDatabase();
+    const opening = openDatabase(testDatabase.url, { mustExist: true });
+    await expect(opening).rejects.toBeInstanceOf(DatabaseNotSetUpError);
+    await expect(opening).rejects.toThrow(
+      `no Portfolio Manager database at ${new URL(testDatabase.url).host}/${testDatabase.name} ` +
+        '(it was never set up; nothing was created).',
+    );
+    const admin = new pg.Client({ connectionString: testDatabase.url });
+    await admin.connect();
+    const { rows } = await admin.query(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+    );
+    await admin.end();
+    expect(rows).toEqual([{ n: 0 }]);
+
+    // Once a server has set it up, it opens.
+    await open(testDatabase.url);
+    const again = await openDatabase(testDatabase.url, { mustExist: true });
+    opened.push(again);
+    expect((await again.pool.query('SELECT count(*)::int AS n FROM users')).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it('reports a database that does not exist in one line', async () => {
