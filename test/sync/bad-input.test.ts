@@ -290,7 +290,7 @@ describe('sync bad input, two processes', () => {
     expect((await round).status).toBe(200);
     const running = seen.filter((sample) => sample.state === 'running');
     const bytes = new Set(running.map((sample) => sample.bytes));
-    expect(bytes.size, JSON.stringify(running)).toBeGreaterThan(2);
+    expect(bytes.size, JSON.stringify(running.slice(-5))).toBeGreaterThan(2);
     for (let i = 1; i < running.length; i++) {
       expect(running[i]!.bytes).toBeGreaterThanOrEqual(running[i - 1]!.bytes);
       expect(running[i]!.done).toBeGreaterThanOrEqual(running[i - 1]!.done);
