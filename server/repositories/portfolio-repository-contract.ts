@@ -142,6 +142,20 @@ export class ResyncRequiredError extends RepositoryError {
 }
 
 /**
+ * `since` is past the last change this library has: the library was restored from an older copy
+ * (same libraryId, fewer changes), so whoever holds that cursor must read again from 0.
+ */
+export class FeedBehindError extends ResyncRequiredError {
+  override readonly message: string;
+  constructor(since: number, lastSeq: number, oldestKnown: number) {
+    super(since, oldestKnown);
+    this.message =
+      `Changes since ${since} are unknown: this library's last change is ${lastSeq} ` +
+      '(was it restored from an older copy?); resync.';
+  }
+}
+
+/**
  * The contract. `next` records passed to insert/update are complete portfolio records as the
  * domain built them; the repository stamps `seq`, `createdBy`/`modifiedBy` (from meta.by) and
  * answers the stored record.

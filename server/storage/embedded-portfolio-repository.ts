@@ -5,6 +5,7 @@ import {
   InvalidCursorError,
   PortfolioIdTakenError,
   PortfolioNotFoundError,
+  FeedBehindError,
   ResyncRequiredError,
   RevisionConflictError,
   type Change,
@@ -410,9 +411,11 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
   }
 
   async changesSince(since: number, limit: number): Promise<ChangePage> {
-    const { horizon } = this.library();
+    const { horizon, seq: lastSeq } = this.library();
     // 0 is the full read a resync starts again with: it never needs a forgotten tombstone.
     if (since > 0 && since < horizon) throw new ResyncRequiredError(since, horizon);
+    // A cursor past the last change: this directory was restored from an older copy.
+    if (since > lastSeq) throw new FeedBehindError(since, lastSeq, horizon);
     const changes: Change[] = [];
     let hasMore = false;
     for (const [seq, change] of this.feed.after(since)) {

@@ -165,7 +165,11 @@ export class HubClient {
 
   async changes(since: number, limit: number): Promise<FeedPage> {
     const response = await this.send('GET', `/api/v1/changes?since=${since}&limit=${limit}`);
-    if (response.status === 410) throw new ResyncNeeded('the hub no longer knows changes that old');
+    if (response.status === 410) {
+      const body = (await response.json().catch(() => undefined)) as
+        { message?: string } | undefined;
+      throw new ResyncNeeded(body?.message ?? 'the hub no longer knows changes that old');
+    }
     await this.expectOk(response);
     return (await response.json()) as FeedPage;
   }

@@ -36,7 +36,7 @@ import { localFailure, ResyncNeeded, SyncError } from './sync-error';
  *
  * The outbox is derived, not copied: a local record whose seq differs from its base's `localSeq`
  * (or that holds merged-in `pendingFields`) has a pending mutation, whose id is deterministic
- * (`<replicaId>:<portfolioId>:<local seq>`), so a push retried after a kill is the same mutation
+ * (`<replicaId>:<portfolioId>:<local seq>:<digest of the change>`), so a push retried after a kill is the same mutation
  * and the hub answers its stored result. Nothing is acknowledged before it is durable.
  */
 
@@ -137,6 +137,8 @@ export class Replica {
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Set by a push the hub answered UNKNOWN_BASE_REVISION: the round reads the hub again. */
+  private hubBehind: string | undefined;
 
   constructor(private readonly options: ReplicaOptions) {
     options.store.onChange((col) => {
@@ -296,6 +298,7 @@ export class Replica {
       durationMs: 0,
     };
     this.progress = { done: 0, total: 0, bytes: 0 };
+    this.hubBehind = undefined;
     try {
       const config = this.config();
       if (!config)
@@ -309,7 +312,20 @@ export class Replica {
       );
       await client.hello();
       await this.pull(client, summary);
-      const pushed = await this.push(client, config, summary);
+      let pushed = await this.push(client, config, summary, true);
+      if (this.hubBehind) {
+        // The hub lacks the revision a change is based on: it went back in time (restored from an
+        // older copy) while keeping its libraryId. Read it whole again, then send what it lacks.
+        this.options.log.warn(
+          `Sync: the hub does not know the revision this library's changes are based on ` +
+            `(${this.hubBehind}); it was probably restored from an older copy: full pull from 0, ` +
+            'then the local changes are sent again; nothing is deleted',
+        );
+        this.hubBehind = undefined;
+        await this.restart(this.checkpoint()?.libraryId ?? '');
+        await this.pull(client, summary);
+        pushed += await this.push(client, config, summary, false);
+      }
       if (pushed > 0) await this.pull(client, summary);
       summary.durationMs = Date.now() - started;
       this.lastSuccess = Date.now();
@@ -368,7 +384,8 @@ export class Replica {
       } catch (error) {
         if (!(error instanceof ResyncNeeded)) throw error;
         this.options.log.warn(
-          'Sync: the hub no longer knows our checkpoint (410); full pull from 0',
+          `Sync: the hub cannot go on from change ${checkpoint?.seq ?? 0} (${error.message}); ` +
+            'full pull from 0, then every local change it lacks is sent again; nothing is deleted',
         );
         checkpoint = await this.restart(checkpoint!.libraryId);
         continue;
@@ -588,15 +605,38 @@ export class Replica {
 
   // ---- push ----
 
-  /** The mutation a portfolio has pending, if any (see the class comment). */
+  /**
+   * The mutation a portfolio has pending, if any (see the class comment). Its id also carries a
+   * digest of what it changes: two copies of one data directory share the replica id and the
+   * local seqs, and the hub must not take one copy's change for the other's, already applied.
+   */
   private pendingOf(
     id: string,
     base: BaseEntry | undefined,
     local: Local,
     replicaId: string,
   ): Pending | undefined {
-    const mutationId = (seq: number) =>
-      base?.pendingId && base.localSeq === seq ? base.pendingId : `${replicaId}:${id}:${seq}`;
+    const pending = this.pendingDraft(id, base, local, replicaId);
+    if (!pending || pending.mutation.mutationId) return pending;
+    const { op, baseRevision, fields, resolveConflicts } = pending.mutation;
+    const digest = createHash('sha256')
+      .update(JSON.stringify({ op, baseRevision, fields, resolveConflicts }))
+      .digest('hex')
+      .slice(0, 16);
+    pending.mutation.mutationId =
+      base?.pendingId && base.localSeq === pending.localSeq
+        ? base.pendingId
+        : `${replicaId}:${id}:${pending.localSeq}:${digest}`;
+    return pending;
+  }
+
+  /** The pending mutation without its id (but for a purge's, which says everything). */
+  private pendingDraft(
+    id: string,
+    base: BaseEntry | undefined,
+    local: Local,
+    replicaId: string,
+  ): Pending | undefined {
     if (!base) {
       if (!local.live) return undefined;
       const record = local.live as SyncRecord;
@@ -605,7 +645,7 @@ export class Replica {
         localSeq: local.live.seq,
         record,
         mutation: {
-          mutationId: mutationId(local.live.seq),
+          mutationId: '',
           portfolioId: id,
           baseRevision: 0,
           op: 'create',
@@ -638,7 +678,7 @@ export class Replica {
       return {
         localSeq: seq,
         mutation: {
-          mutationId: mutationId(seq),
+          mutationId: '',
           portfolioId: id,
           baseRevision: base.revision,
           op: 'delete',
@@ -654,7 +694,7 @@ export class Replica {
         localSeq: seq,
         record,
         mutation: {
-          mutationId: mutationId(seq),
+          mutationId: '',
           portfolioId: id,
           baseRevision: 0,
           op: 'create',
@@ -672,7 +712,7 @@ export class Replica {
       localSeq: seq,
       record,
       mutation: {
-        mutationId: mutationId(seq),
+        mutationId: '',
         portfolioId: id,
         baseRevision: base.revision,
         op,
@@ -702,6 +742,8 @@ export class Replica {
     client: HubClient,
     config: SyncConfig,
     summary: RoundSummary,
+    /** An unknown base revision starts a full pull (once a round) instead of a refusal. */
+    resyncOnUnknownBase: boolean,
   ): Promise<number> {
     const pending = this.pendingMutations();
     if (pending.length === 0) return 0;
@@ -724,7 +766,7 @@ export class Replica {
         config.replicaId,
         slice.map((p) => p.mutation),
       );
-      await this.recordResults(slice, results, summary);
+      await this.recordResults(slice, results, summary, resyncOnUnknownBase);
       pushed += slice.length;
       this.progress.done += slice.length;
     }
@@ -737,6 +779,7 @@ export class Replica {
     sent: Pending[],
     results: MutationResult[],
     summary: RoundSummary,
+    resyncOnUnknownBase: boolean,
   ): Promise<void> {
     const byId = new Map(results.map((result) => [result.mutationId, result]));
     const ops: Op[] = [];
@@ -746,6 +789,10 @@ export class Replica {
       const base = this.base(mutation.portfolioId);
       if (result.status === 'rejected') {
         if (result.error?.code === 'BLOBS_MISSING') continue; // uploaded next round, then retried
+        if (result.error?.code === 'UNKNOWN_BASE_REVISION' && resyncOnUnknownBase) {
+          this.hubBehind ??= `portfolio ${mutation.portfolioId}: ${result.error.message}`;
+          continue; // sent again after the full pull
+        }
         const rejected = {
           localSeq,
           code: result.error?.code ?? 'REJECTED',

@@ -5,6 +5,7 @@ import {
   InvalidCursorError,
   PortfolioIdTakenError,
   PortfolioNotFoundError,
+  FeedBehindError,
   ResyncRequiredError,
   RevisionConflictError,
   type Change,
@@ -371,12 +372,13 @@ export class PgPortfolioRepository implements PortfolioRepository {
     // One statement, one snapshot: the horizon and the changes agree with each other.
     const { rows } = await this.pool.query<{
       horizon: number;
+      last_seq: number;
       seq: number | null;
       portfolio_id: string;
       revision: number;
       record: StoredPortfolio | null;
     }>(
-      `SELECT library.horizon, feed.*
+      `SELECT library.horizon, library.seq AS last_seq, feed.*
        FROM library LEFT JOIN LATERAL (
          SELECT * FROM (
            (SELECT seq, portfolio_id, revision, record FROM portfolios
@@ -395,6 +397,9 @@ export class PgPortfolioRepository implements PortfolioRepository {
     const horizon = rows[0]!.horizon;
     // 0 is the full read a resync starts again with: it never needs a forgotten tombstone.
     if (since > 0 && since < horizon) throw new ResyncRequiredError(since, horizon);
+    // A cursor past the last change: this database was restored from an older copy.
+    const lastSeq = Number(rows[0]!.last_seq);
+    if (since > lastSeq) throw new FeedBehindError(since, lastSeq, horizon);
     const changes = rows.flatMap((row): Change[] => {
       if (row.seq === null) return [];
       const { seq, portfolio_id: portfolioId, revision, record } = row;

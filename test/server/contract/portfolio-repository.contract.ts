@@ -398,6 +398,19 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         const current = await repo.changesSince(purgedSeq, 10);
         expect(current.changes).toEqual([]);
       });
+
+      it('asks for a resync when since is past the last change (a library restored from an older copy)', async () => {
+        await start();
+        await repo.insert(record('a'), meta('ann', 'create'));
+        const last = (await repo.changesSince(0, 100)).next;
+        expect((await repo.changesSince(last, 10)).changes).toEqual([]);
+        const ahead = repo.changesSince(last + 5, 10);
+        await expect(ahead).rejects.toBeInstanceOf(ResyncRequiredError);
+        await expect(ahead).rejects.toMatchObject({
+          since: last + 5,
+          message: expect.stringMatching(/restored from an older copy/),
+        });
+      });
     });
 
     describe('history', () => {
