@@ -4,13 +4,14 @@ import { killRunningClis } from '../helpers/cli-process';
 import {
   connect,
   contentOf,
-  portfolioBody,
   removeDir,
   startNode,
   stopNode,
   syncNow,
   tempDir,
   type Node,
+  createPortfolio as create,
+  editPortfolio as edit,
 } from './two-process';
 
 /**
@@ -39,29 +40,6 @@ describe('sync bad input, two processes', () => {
     await killRunningClis();
     for (const dir of dirs) await removeDir(dir);
   });
-
-  async function create(node: Node, body: Record<string, unknown>): Promise<string> {
-    const created = await node.request('POST', '/api/v1/portfolio', portfolioBody(body));
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.portfolioId;
-  }
-
-  async function edit(node: Node, id: string, changes: Record<string, unknown>) {
-    const now = await node.request(
-      'GET',
-      `/api/v1/portfolio/${id}?field=memberBarcode,category,projectTitle,projectDetail`,
-    );
-    expect(now.status).toBe(200);
-    const { memberBarcode, category, projectTitle, projectDetail } = now.body;
-    const response = await node.request('PUT', `/api/v1/portfolio/${id}`, {
-      memberBarcode,
-      category,
-      projectTitle,
-      projectDetail,
-      ...changes,
-    });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-  }
 
   async function detail(node: Node, id: string) {
     const response = await node.request('GET', `/api/v1/portfolio/${id}`);

@@ -4,13 +4,13 @@ import { serverError, startProxy, type Proxy } from './proxy';
 import {
   connect,
   contentOf,
-  portfolioBody,
   removeDir,
   startNode,
   stopNode,
   syncNow,
   tempDir,
   type Node,
+  createPortfolio as create,
 } from './two-process';
 
 /**
@@ -40,12 +40,6 @@ describe('sync recovery, two processes', () => {
     await killRunningClis();
     for (const dir of dirs) await removeDir(dir);
   });
-
-  async function create(node: Node, body: Record<string, unknown>): Promise<string> {
-    const created = await node.request('POST', '/api/v1/portfolio', portfolioBody(body));
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.portfolioId;
-  }
 
   async function expectConverged() {
     const [a, b] = await Promise.all([contentOf(hub), contentOf(replica)]);

@@ -4,12 +4,13 @@ import { fixtures } from '../helpers/file-fixtures';
 import {
   connect,
   contentOf,
-  portfolioBody,
   removeDir,
   startNode,
   syncNow,
   tempDir,
   type Node,
+  createPortfolio as create,
+  editPortfolio as edit,
 } from './two-process';
 
 /**
@@ -34,30 +35,6 @@ describe('replica and hub, two processes', () => {
     await killRunningClis();
     for (const dir of dirs) await removeDir(dir);
   });
-
-  async function create(node: Node, body: Record<string, unknown>): Promise<string> {
-    const created = await node.request('POST', '/api/v1/portfolio', portfolioBody(body));
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.portfolioId;
-  }
-
-  /** An update with the required fields as they are now, plus `changes`. */
-  async function edit(node: Node, id: string, changes: Record<string, unknown>): Promise<void> {
-    const now = await node.request(
-      'GET',
-      `/api/v1/portfolio/${id}?field=memberBarcode,category,projectTitle,projectDetail`,
-    );
-    expect(now.status).toBe(200);
-    const { memberBarcode, category, projectTitle, projectDetail } = now.body;
-    const response = await node.request('PUT', `/api/v1/portfolio/${id}`, {
-      memberBarcode,
-      category,
-      projectTitle,
-      projectDetail,
-      ...changes,
-    });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-  }
 
   async function detail(node: Node, id: string) {
     const response = await node.request('GET', `/api/v1/portfolio/${id}`);

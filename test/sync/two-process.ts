@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { spawnCli, type CliProcess } from '../helpers/cli-process';
 
 /**
@@ -138,4 +139,33 @@ export function portfolioBody(overrides: Record<string, unknown> = {}) {
     projectDetail: 'A timber house by the lake.',
     ...overrides,
   };
+}
+
+/** Creates a portfolio on `node` (201 expected) and answers its id. */
+export async function createPortfolio(node: Node, body: Record<string, unknown>): Promise<string> {
+  const created = await node.request('POST', '/api/v1/portfolio', portfolioBody(body));
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.portfolioId;
+}
+
+/** An update with the required fields as they are now, plus `changes` (200 expected). */
+export async function editPortfolio(
+  node: Node,
+  id: string,
+  changes: Record<string, unknown>,
+): Promise<void> {
+  const now = await node.request(
+    'GET',
+    `/api/v1/portfolio/${id}?field=memberBarcode,category,projectTitle,projectDetail`,
+  );
+  expect(now.status).toBe(200);
+  const { memberBarcode, category, projectTitle, projectDetail } = now.body;
+  const response = await node.request('PUT', `/api/v1/portfolio/${id}`, {
+    memberBarcode,
+    category,
+    projectTitle,
+    projectDetail,
+    ...changes,
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
 }
