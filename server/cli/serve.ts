@@ -124,7 +124,7 @@ export const serveCommand: Command = {
       value: '<url>',
       env: 'PORTFOLIO_DATABASE_URL',
       description:
-        'PostgreSQL, e.g. postgres://portfolio@db:5432/portfolio (default: the embedded store\n' +
+        'PostgreSQL, e.g. postgres://portfolio@db:5432/portfolio (default: the embedded store ' +
         'in --data-dir); several servers may share one database and one --data-dir of files',
     },
     HUB_FLAG,
