@@ -9,6 +9,7 @@ import {
   type PageQuery,
 } from '../../shared';
 import { detailView } from '../domain/portfolio-view';
+import { trashPurgeTime } from '../domain/retention';
 import { empty, errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import {
@@ -55,6 +56,7 @@ export default async function trashRoutes(app: FastifyInstance) {
           deletedTime: entry.deletedTime,
           deletedBy: entry.deletedBy,
           revision: entry.revision,
+          purgeTime: trashPurgeTime(entry.deletedTime, app.config.trash.keepDays),
         })),
         total: page.total,
         nextPageToken: page.next ?? '',

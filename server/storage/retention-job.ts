@@ -1,8 +1,7 @@
 import type { HistoryOptions, TrashOptions } from '../config';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
+import { DAY_MS as DAY } from '../domain/retention';
 import type { BlobStore } from './blob-store';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 export interface RetentionJobOptions {
   repository: PortfolioRepository;

@@ -50,6 +50,11 @@ export const TrashItemSchema = Type.Object(
     deletedTime: Timestamp,
     deletedBy: Type.String(),
     revision: Type.Integer({ description: 'The revision it had when deleted' }),
+    purgeTime: Type.Integer({
+      minimum: 0,
+      description:
+        'When it is due to be purged for good (milliseconds since the Unix epoch): its deletedTime plus the days the trash keeps portfolios; the first retention pass after this moment purges it',
+    }),
   },
   { $id: 'TrashItem' },
 );

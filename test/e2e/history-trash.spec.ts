@@ -365,6 +365,8 @@ test('deleted again, it waits on the Trash page and comes back from there', asyn
   await expect(rows.last()).toContainText(TITLE);
   await expect(rows.last()).toContainText(`${CATEGORY} · deleted`);
   await expect(rows.last()).toContainText(`by ${ADMIN.username}`);
+  // When each leaves the trash for good, as a date.
+  await expect(rows.last()).toContainText(/Deleted for good on .+ unless restored/);
   await expectAccessible(page, 'trash');
   await dismissToasts();
   await screenshot(page, 'h3-trash', 'screenshot-trash.png');

@@ -109,6 +109,23 @@ describe('history and trash retention with blob collection', () => {
     });
   });
 
+  it('shows in the trash when each portfolio is due to go, and purges it then', async () => {
+    server = await startTestServer({ trash: { keepDays: 7 } });
+    await coverHistory(server, 'soon-gone', 1);
+    await server.app.portfolios.delete('soon-gone', undefined, {
+      by: 'admin',
+      time: Date.now(),
+      command: 'delete',
+      changedFields: [],
+    });
+    const trash = await server.request('GET', '/api/v1/trash');
+    expect(trash.status).toBe(200);
+    const [item] = trash.body.lists;
+    expect(item.purgeTime).toBe(item.deletedTime + 7 * DAY);
+    expect(await server.app.retention.run(item.purgeTime - 60_000)).toMatchObject({ purged: 0 });
+    expect(await server.app.retention.run(item.purgeTime + 60_000)).toMatchObject({ purged: 1 });
+  });
+
   it('keeps only the current revision with history off', async () => {
     server = await startTestServer({ history: { enabled: false } });
     const covers = await coverHistory(server, 'p1', 2);

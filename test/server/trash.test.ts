@@ -60,7 +60,10 @@ describe('delete, trash, restore and purge (DESIGN §9)', () => {
       deletedTime: expect.any(Number),
       deletedBy: 'trash-editor',
       revision: 1,
+      purgeTime: expect.any(Number),
     });
+    // Due to leave the trash for good when the trash's 30 days are up (the default).
+    expect(item.purgeTime - item.deletedTime).toBe(30 * 24 * 60 * 60 * 1000);
     expect(trash.body.total).toBeGreaterThanOrEqual(1);
     expect(trash.body).toHaveProperty('nextPageToken');
     // A trashed id is still taken: a new portfolio cannot reuse it.

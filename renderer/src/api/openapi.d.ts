@@ -1455,6 +1455,8 @@ export interface components {
             deletedBy: string;
             /** @description The revision it had when deleted */
             revision: number;
+            /** @description When it is due to be purged for good (milliseconds since the Unix epoch): its deletedTime plus the days the trash keeps portfolios; the first retention pass after this moment purges it */
+            purgeTime: number;
         };
         TrashList: {
             lists: components["schemas"]["TrashItem"][];

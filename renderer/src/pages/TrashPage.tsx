@@ -47,8 +47,8 @@ export function TrashPage() {
         )}
       </div>
       <p className="muted trash-intro">
-        Deleted portfolios wait here with their files and history, and are purged for good 30 days
-        after they were deleted (unless the server is set up otherwise).
+        Deleted portfolios wait here with their files and history until the date shown beside each,
+        then are deleted for good.
       </p>
       {trash.isPending ? (
         <div aria-busy="true" aria-label="Loading the Trash">
@@ -143,6 +143,13 @@ function TrashRow({ item, onRemoved }: { item: TrashItem; onRemoved(): void }) {
             {formatDate(item.deletedTime)}
           </time>{' '}
           by {item.deletedBy} · revision {item.revision}
+        </p>
+        <p className="muted">
+          Deleted for good on{' '}
+          <time dateTime={new Date(item.purgeTime).toISOString()}>
+            {formatDate(item.purgeTime)}
+          </time>{' '}
+          unless restored
         </p>
       </div>
       <div className="button-row">
