@@ -45,6 +45,8 @@ const ROUNDS = Number(args.rounds);
 const WARMUP = 4;
 const IMAGE_MB = 5;
 const CHANGES = 100;
+/** Timed incremental rounds per size (the median is reported). */
+const REPEATS = 5;
 /** Blobs the replica downloads at a time (server/sync/replica.ts). */
 const BLOB_DOWNLOADS = 6;
 const runs = (part: string) => !args.only || args.only === part;
@@ -309,7 +311,10 @@ async function benchInitialSync(images: Buffer[], work: string) {
 
 // ---------------------------------------------------------------- (c) incremental round
 
-/** One replica in sync with a hub of `portfolios`; then 100 hub changes, pulled in one round. */
+/**
+ * One replica in sync with a hub of `portfolios`; then, `REPEATS` times, 100 hub changes (each
+ * to another portfolio, spread over the library) pulled in one round.
+ */
 async function incrementalRound(portfolios: number, work: string) {
   const dir = join(work, `incremental-${portfolios}`);
   const hub = await startHub(join(dir, 'hub'), portfolios, []);
@@ -320,9 +325,10 @@ async function incrementalRound(portfolios: number, work: string) {
     await syncUntilCurrent(replica, portfolios);
     const records = makePortfolios(portfolios);
     const times: number[] = [];
-    for (let repeat = 0; repeat < 3; repeat++) {
+    for (let repeat = 0; repeat < REPEATS; repeat++) {
       for (let n = 0; n < CHANGES; n++) {
-        const record = records[Math.floor(((n + repeat * CHANGES) * portfolios) / (3 * CHANGES))]!;
+        const record =
+          records[Math.floor(((n + repeat * CHANGES) * portfolios) / (REPEATS * CHANGES))]!;
         await call(hub.url, hub.session, 'PUT', `/api/v1/portfolio/${record.portfolioId}`, {
           memberBarcode: record.memberBarcode,
           category: record.category,
