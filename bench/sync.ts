@@ -1,6 +1,6 @@
 /**
- * npm run bench:sync -- [--portfolios N] [--megabytes M] [--incremental-large N] [--rounds R]
- *                       [--only upload|initial|incremental]
+ * npm run bench:sync -- [--quick] [--portfolios N] [--megabytes M] [--incremental-large N]
+ *                       [--rounds R] [--only upload|initial|incremental]
  *
  * The speed targets of issue 16, each against a floor measured in the same run:
  * (a) upload: a 5 MB JPEG (made by sharp) sent raw (the file as the body) to the real server,
@@ -8,7 +8,10 @@
  *     ≤ 1.5×. Multipart is measured beside it, for comparison.
  * (b) initial sync: a hub with N portfolios and M MB of 5 MB images (covers of the first ones),
  *     pulled by an empty replica over loopback, against `cp -r` of the hub's data directory:
- *     ≤ 3×. Defaults: 1000 portfolios, 200 MB (the issue asks 10k and 1 GB: pass them).
+ *     ≤ 3×. Also against `cp -r` then `sync` (a durable copy, which a sync must make). The files
+ *     are in the page cache for both sides (nothing drops it). Defaults: the issue's 10k
+ *     portfolios and 1 GB (200 images of 5 MB); `--quick`: 1000 portfolios, 200 MB, and the
+ *     incremental round at 10k instead of 100k.
  * (c) an incremental round (100 changes made on the hub, pulled by the replica) at
  *     `--incremental-large` portfolios against the same round at 1000: ≤ 2×.
  * Servers run as users run them (built, `npm run serve`'s command), hub and replica each its own
@@ -17,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -27,20 +30,25 @@ import { floor, makeJpegs, median, multipartBody, p90, rawBody, startClient } fr
 
 const { values: args } = parseArgs({
   options: {
-    portfolios: { type: 'string', default: '1000' },
-    megabytes: { type: 'string', default: '200' },
-    'incremental-large': { type: 'string', default: '100000' },
+    quick: { type: 'boolean', default: false },
+    portfolios: { type: 'string' },
+    megabytes: { type: 'string' },
+    'incremental-large': { type: 'string' },
     rounds: { type: 'string', default: '16' },
     only: { type: 'string' },
   },
 });
-const PORTFOLIOS = Number(args.portfolios);
-const MEGABYTES = Number(args.megabytes);
-const INCREMENTAL_LARGE = Number(args['incremental-large']);
+const PORTFOLIOS = Number(args.portfolios ?? (args.quick ? 1000 : 10_000));
+const MEGABYTES = Number(args.megabytes ?? (args.quick ? 200 : 1000));
+const INCREMENTAL_LARGE = Number(args['incremental-large'] ?? (args.quick ? 10_000 : 100_000));
 const ROUNDS = Number(args.rounds);
 const WARMUP = 4;
 const IMAGE_MB = 5;
 const CHANGES = 100;
+/** Timed incremental rounds per size (the median is reported). */
+const REPEATS = 5;
+/** Blobs the replica downloads at a time (server/sync/replica.ts). */
+const BLOB_DOWNLOADS = 6;
 const runs = (part: string) => !args.only || args.only === part;
 
 type Json = Record<string, unknown>;
@@ -215,6 +223,25 @@ async function portfolioTotal(server: Server, session: string): Promise<number> 
   return Number(page.total);
 }
 
+function run(command: string, args: string[]): number {
+  const t0 = performance.now();
+  const result = spawnSync(command, args);
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr.toString()}`);
+  return performance.now() - t0;
+}
+
+/**
+ * `cp -r` of `from` to `to` (and then `sync`, when `durable`: the copy on disk, as a sync must
+ * leave it); answers the time and the bytes copied, and removes the copy (durably) after.
+ */
+async function copyOf(from: string, to: string, durable: boolean) {
+  const ms = run('cp', ['-r', from, to]) + (durable ? run('sync', []) : 0);
+  const bytes = await directoryBytes(to);
+  await rm(to, { recursive: true, force: true });
+  run('sync', []);
+  return { ms, bytes };
+}
+
 async function directoryBytes(dir: string): Promise<number> {
   let bytes = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
@@ -233,27 +260,28 @@ async function benchInitialSync(images: Buffer[], work: string) {
   const hub = await startHub(join(work, 'hub'), PORTFOLIOS, images);
   let replica: Replica | null = null;
   try {
-    const copy = join(work, 'hub-copy');
-    const t0 = performance.now();
-    const cp = spawnSync('cp', ['-r', hub.dataDir, copy]);
-    const cpMs = performance.now() - t0;
-    if (cp.status !== 0) throw new Error(`cp -r failed: ${cp.stderr.toString()}`);
-    const hubBytes = await directoryBytes(copy);
-    await rm(copy, { recursive: true, force: true });
+    // Everything the hub wrote is on disk first, so neither baseline pays for the hub's writes.
+    run('sync', []);
+    const { ms: cpMs, bytes: hubBytes } = await copyOf(hub.dataDir, join(work, 'hub-copy'), false);
+    const { ms: cpSyncMs } = await copyOf(hub.dataDir, join(work, 'hub-copy'), true);
 
     replica = await startReplica(join(work, 'replica'), hub);
     if (!replica) return { skipped: NEEDS_REPLICA };
     const synced = await syncUntilCurrent(replica, PORTFOLIOS);
-    // Where the time goes: the blobs alone, downloaded one after another as the replica does.
+    // Where the time goes: the blobs alone, read into memory as many at a time as the replica
+    // downloads them (no hashing, no writing).
     const t1 = performance.now();
-    for (const image of images) {
-      const sha = createHash('sha256').update(image).digest('hex');
-      const response = await fetch(`${hub.url}/api/v1/blobs/${sha}`, {
-        headers: { authorization: hub.session },
-      });
-      if (response.status !== 200) throw new Error(`blob download: ${response.status}`);
-      await response.arrayBuffer();
-    }
+    const queue = images.map((image) => createHash('sha256').update(image).digest('hex'));
+    const worker = async () => {
+      for (let sha = queue.shift(); sha; sha = queue.shift()) {
+        const response = await fetch(`${hub.url}/api/v1/blobs/${sha}`, {
+          headers: { authorization: hub.session },
+        });
+        if (response.status !== 200) throw new Error(`blob download: ${response.status}`);
+        await response.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: BLOB_DOWNLOADS }, worker));
     const blobDownloadMs = performance.now() - t1;
     const onReplica = await portfolioTotal(replica, replica.session);
     if (onReplica !== PORTFOLIOS) {
@@ -269,7 +297,9 @@ async function benchInitialSync(images: Buffer[], work: string) {
       syncMs: Math.round(synced.ms),
       blobDownloadMs: Math.round(blobDownloadMs),
       cpMs: Math.round(cpMs),
+      cpSyncMs: Math.round(cpSyncMs),
       ratio: +(synced.ms / cpMs).toFixed(2),
+      ratioToDurableCopy: +(synced.ms / cpSyncMs).toFixed(2),
       target: 3,
       pass: synced.ms / cpMs <= 3,
     };
@@ -281,7 +311,10 @@ async function benchInitialSync(images: Buffer[], work: string) {
 
 // ---------------------------------------------------------------- (c) incremental round
 
-/** One replica in sync with a hub of `portfolios`; then 100 hub changes, pulled in one round. */
+/**
+ * One replica in sync with a hub of `portfolios`; then, `REPEATS` times, 100 hub changes (each
+ * to another portfolio, spread over the library) pulled in one round.
+ */
 async function incrementalRound(portfolios: number, work: string) {
   const dir = join(work, `incremental-${portfolios}`);
   const hub = await startHub(join(dir, 'hub'), portfolios, []);
@@ -292,9 +325,10 @@ async function incrementalRound(portfolios: number, work: string) {
     await syncUntilCurrent(replica, portfolios);
     const records = makePortfolios(portfolios);
     const times: number[] = [];
-    for (let repeat = 0; repeat < 3; repeat++) {
+    for (let repeat = 0; repeat < REPEATS; repeat++) {
       for (let n = 0; n < CHANGES; n++) {
-        const record = records[Math.floor(((n + repeat * CHANGES) * portfolios) / (3 * CHANGES))]!;
+        const record =
+          records[Math.floor(((n + repeat * CHANGES) * portfolios) / (REPEATS * CHANGES))]!;
         await call(hub.url, hub.session, 'PUT', `/api/v1/portfolio/${record.portfolioId}`, {
           memberBarcode: record.memberBarcode,
           category: record.category,
@@ -337,6 +371,7 @@ async function main() {
   const results: Json = {
     date: new Date().toISOString(),
     node: process.version,
+    loadAverageAtStart: loadavg().map((load) => +load.toFixed(2)),
     args: {
       portfolios: PORTFOLIOS,
       megabytes: MEGABYTES,
@@ -371,9 +406,11 @@ async function main() {
           ? `(b) initial sync ${initial.skipped}`
           : `(b) initial sync of ${initial.portfolios} portfolios and ${initial.images} images ` +
               `(${(initial.hubBytes / 1024 / 1024).toFixed(0)} MB on the hub): ${initial.syncMs} ms in ` +
-              `${initial.rounds} round(s), ${initial.blobsDown} blobs (the blobs alone, GET one ` +
-              `after another: ${initial.blobDownloadMs} ms); cp -r ${initial.cpMs} ms; ` +
-              `${initial.ratio}× (target ≤ 3×) ${initial.pass ? 'PASS' : 'FAIL'}`,
+              `${initial.rounds} round(s), ${initial.blobsDown} blobs (the blobs alone, GET ` +
+              `${BLOB_DOWNLOADS} at a time into memory: ${initial.blobDownloadMs} ms); cp -r ` +
+              `${initial.cpMs} ms, cp -r + sync ${initial.cpSyncMs} ms; ${initial.ratio}× cp -r ` +
+              `(target ≤ 3×) ${initial.pass ? 'PASS' : 'FAIL'}, ${initial.ratioToDurableCopy}× ` +
+              'cp -r + sync',
       );
     }
     if (runs('incremental')) {
@@ -390,6 +427,10 @@ async function main() {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+  results.loadAverageAtEnd = loadavg().map((load) => +load.toFixed(2));
+  console.log(
+    `load average at start ${String(results.loadAverageAtStart)}, at end ${String(results.loadAverageAtEnd)}`,
+  );
   const dir = join(import.meta.dirname, 'results');
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${new Date().toISOString().slice(0, 10)}-sync.json`);

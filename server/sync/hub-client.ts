@@ -1,8 +1,7 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ResyncNeeded, SyncError } from './sync-error';
 
 /** The sync protocol this replica speaks; a hub answering a lower one is too old. */
@@ -60,6 +59,9 @@ export interface Device {
   replicaId: string;
   username: string;
 }
+
+/** A downloaded blob is written to disk in pieces of about this size. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /** Counts bytes as they pass, for progress. */
 function counter(onBytes: (n: number) => void): Transform {
@@ -212,28 +214,62 @@ export class HubClient {
     return size - start;
   }
 
-  /** Downloads one blob to `path`, continuing a partial file there with Range. Answers bytes. */
-  async getBlob(sha256: string, path: string, onBytes: (n: number) => void): Promise<number> {
+  /**
+   * Downloads one blob to `path`, continuing a partial file there with Range. The bytes are
+   * hashed as they arrive (a kept part is hashed first), written in large pieces while the next
+   * ones arrive, and the file is fsync'd once at the end: nothing reads it a second time.
+   * Answers the bytes received and the SHA-256 of the whole file, for the caller to compare.
+   */
+  async getBlob(
+    sha256: string,
+    path: string,
+    onBytes: (n: number) => void,
+  ): Promise<{ bytes: number; sha256: string }> {
     const have = await stat(path).then(
       (stats) => stats.size,
       () => 0,
     );
     const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
     const response = await this.send('GET', `/api/v1/blobs/${sha256}`, { headers });
-    const resumed = response.status === 206;
-    if (response.status === 416 && have > 0) return 0; // the partial file is already whole
+    const hash = createHash('sha256');
+    if (response.status === 416 && have > 0) {
+      // The partial file is already whole.
+      await hashPrefix(hash, path, have);
+      await syncFile(path);
+      return { bytes: 0, sha256: hash.digest('hex') };
+    }
     await this.expectOk(response);
-    if (!response.body) return 0;
+    const resumed = response.status === 206;
+    if (resumed) await hashPrefix(hash, path, have);
+    const file = await open(path, resumed ? 'a' : 'w');
     let bytes = 0;
-    await pipeline(
-      Readable.fromWeb(response.body as WebReadableStream),
-      counter((n) => {
-        bytes += n;
-        onBytes(n);
-      }),
-      createWriteStream(path, { flags: resumed ? 'a' : 'w' }),
-    );
-    return bytes;
+    let writing: Promise<unknown> = Promise.resolve();
+    try {
+      let batch: Uint8Array[] = [];
+      let batchBytes = 0;
+      const flush = async () => {
+        const chunks = batch;
+        batch = [];
+        batchBytes = 0;
+        await writing; // one write at a time, in order; the next batch arrives meanwhile
+        writing = file.writev(chunks);
+      };
+      for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        onBytes(chunk.length);
+        batch.push(chunk);
+        batchBytes += chunk.length;
+        if (batchBytes >= WRITE_BATCH_BYTES) await flush();
+      }
+      if (batchBytes > 0) await flush();
+      await writing;
+      await file.sync();
+    } finally {
+      await writing.catch(() => undefined);
+      await file.close();
+    }
+    return { bytes, sha256: hash.digest('hex') };
   }
 
   async mutations(replicaId: string, mutations: Mutation[]): Promise<MutationResult[]> {
@@ -357,4 +393,19 @@ export function normalizeHubUrl(hubUrl: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new SyncError('HUB_UNREACHABLE', `"${hubUrl}" is not an http or https address`);
   return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** Feeds the first `length` bytes of the file at `path` to `hash` (a resumed download). */
+async function hashPrefix(hash: Hash, path: string, length: number): Promise<void> {
+  const stream = createReadStream(path, { end: length - 1, highWaterMark: WRITE_BATCH_BYTES });
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+}
+
+async function syncFile(path: string): Promise<void> {
+  const file = await open(path, 'r+');
+  try {
+    await file.sync();
+  } finally {
+    await file.close();
+  }
 }

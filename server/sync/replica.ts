@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { StoredPortfolio, TrashEntry } from '../repositories/portfolio-repository-contract';
@@ -112,6 +111,10 @@ const CONFIG_KEY = 'config';
 const CHECKPOINT_KEY = 'checkpoint';
 const baseKey = (portfolioId: string) => `base:${portfolioId}`;
 const SYNC_BY = 'sync';
+/** Feed changes per page (the hub's maximum): each page is one commit with its checkpoint. */
+const PAGE_SIZE = 1000;
+/** Blobs downloaded at a time: enough to keep loopback and the disk busy, few enough for a hub. */
+const BLOB_DOWNLOADS = 6;
 
 interface Local {
   live?: StoredPortfolio;
@@ -139,8 +142,21 @@ export class Replica {
   private closed = false;
   /** Set by a push the hub answered UNKNOWN_BASE_REVISION: the round reads the hub again. */
   private hubBehind: string | undefined;
+  /**
+   * The outbox and the counts, kept up to date rather than recounted (see `track`): a round and
+   * the status cost what changed since they last looked, not the size of the library.
+   * `dirty`: portfolios whose pending mutation may differ from `outbox` (undefined: all of them,
+   * until the first look). `outbox`: the pending mutations found, by portfolio id. `refused`:
+   * the portfolios whose current local change the hub refused. `conflicts`: the conflicts held.
+   */
+  private dirty: Set<string> | undefined;
+  private readonly outbox = new Map<string, Pending>();
+  private readonly refused = new Set<string>();
+  private conflicts: number | undefined;
+  private pendingTotals: SyncStatus['pending'] | undefined;
 
   constructor(private readonly options: ReplicaOptions) {
+    options.store.onChange(this.track);
     options.store.onChange((col) => {
       if (this.applying || (col !== 'portfolios' && col !== 'trash')) return;
       this.schedule(this.options.debounceMs ?? 2000);
@@ -199,14 +215,6 @@ export class Replica {
   // ---- status ----
 
   status(): SyncStatus {
-    const pending = this.pendingMutations();
-    const shas = new Set(pending.flatMap((p) => p.mutation.files));
-    let bytes = 0;
-    for (const p of pending) {
-      for (const file of filesOfRecordFields(p.mutation.fields)) {
-        if (shas.delete(file.sha256)) bytes += file.size;
-      }
-    }
     const state = this.running
       ? 'running'
       : this.offline
@@ -218,23 +226,59 @@ export class Replica {
       state,
       lastSuccess: this.lastSuccess,
       lastError: this.lastError,
-      pending: {
-        changes: pending.length,
-        blobs: new Set(pending.flatMap((p) => p.mutation.files)).size,
-        bytes,
-      },
+      pending: this.pendingSummary(),
       progress: { ...this.progress },
       conflicts: this.conflictCount(),
     };
   }
 
-  private conflictCount(): number {
-    let count = 0;
-    for (const record of this.options.store.collection<SyncRecord>('portfolios').values()) {
-      count += record.conflicts?.length ?? 0;
+  /** Pending changes, their distinct blobs and those blobs' bytes; recounted only on a change. */
+  private pendingSummary(): SyncStatus['pending'] {
+    const pending = this.pendingMutations();
+    if (this.pendingTotals) return { ...this.pendingTotals };
+    const shas = new Set(pending.flatMap((p) => p.mutation.files));
+    const blobs = shas.size;
+    let bytes = 0;
+    for (const p of pending) {
+      for (const file of filesOfRecordFields(p.mutation.fields)) {
+        if (shas.delete(file.sha256)) bytes += file.size;
+      }
     }
-    return count;
+    this.pendingTotals = { changes: pending.length, blobs, bytes };
+    return { ...this.pendingTotals };
   }
+
+  /** Conflicts held by local records: counted once, then kept up to date by `track`. */
+  private conflictCount(): number {
+    if (this.conflicts === undefined) {
+      let count = 0;
+      for (const record of this.options.store.collection<SyncRecord>('portfolios').values()) {
+        count += record.conflicts?.length ?? 0;
+      }
+      this.conflicts = count;
+    }
+    return this.conflicts;
+  }
+
+  /**
+   * Store listener: what a change (local write, applied page, pushed result, rollback) may alter.
+   * A portfolio's pending mutation depends only on its live or trashed record, its base and the
+   * replica id, so those mark it dirty; a new config (another replica id) marks every one.
+   */
+  private readonly track = (col: string, key: string, prev: unknown, next: unknown): void => {
+    if (col === 'portfolios' || col === 'trash') {
+      this.dirty?.add(key);
+      if (col === 'portfolios' && this.conflicts !== undefined) {
+        this.conflicts +=
+          ((next as SyncRecord | undefined)?.conflicts?.length ?? 0) -
+          ((prev as SyncRecord | undefined)?.conflicts?.length ?? 0);
+      }
+    } else if (col === 'sync') {
+      if (key.startsWith('base:')) this.dirty?.add(key.slice(5));
+      else if (key === CONFIG_KEY) this.dirty = undefined;
+    } else return;
+    this.pendingTotals = undefined;
+  };
 
   // ---- rounds ----
 
@@ -380,7 +424,7 @@ export class Replica {
     for (;;) {
       let page;
       try {
-        page = await client.changes(checkpoint?.seq ?? 0, this.options.pageSize ?? 100);
+        page = await client.changes(checkpoint?.seq ?? 0, this.options.pageSize ?? PAGE_SIZE);
       } catch (error) {
         if (!(error instanceof ResyncNeeded)) throw error;
         this.options.log.warn(
@@ -428,7 +472,11 @@ export class Replica {
     return checkpoint;
   }
 
-  /** Downloads the blobs of the page's records that this library lacks; pinned until released. */
+  /**
+   * Downloads the blobs of the page's records that this library lacks, `BLOB_DOWNLOADS` at a
+   * time; each is hashed as it arrives and fsync'd before it moves into the blob store, so all
+   * are durable before the page's records (and checkpoint) commit. Pinned until released.
+   */
   private async fetchBlobs(
     client: HubClient,
     changes: FeedChange[],
@@ -439,38 +487,45 @@ export class Replica {
       if (change.deleted || !change.portfolio) continue;
       for (const sha of filesOfRecord(recordFromFeed(change.portfolio))) wanted.add(sha);
     }
+    const queue = [...wanted];
     const releases: Release[] = [];
-    const blobs = this.options.blobs;
-    try {
-      for (const sha of wanted) {
-        if (await exists(blobs.pathOf(sha))) {
-          releases.push(blobs.hold([sha]));
-          continue;
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+      while (!failure && queue.length > 0) {
+        const sha = queue.shift()!;
+        try {
+          releases.push(await this.fetchBlob(client, sha, summary));
+        } catch (error) {
+          failure ??= { error };
         }
-        // A stable name per blob: a download cut by a kill resumes from what it holds.
-        const temp = join(blobs.tempDir, `${sha}.pull`);
-        const bytes = await client.getBlob(sha, temp, (n) => {
-          this.progress.bytes += n;
-        });
-        if ((await hashFile(temp)) !== sha) {
-          await unlink(temp).catch(() => undefined);
-          throw new SyncError(
-            'HUB_ERROR',
-            `the hub sent bytes that do not match blob ${sha}`,
-            true,
-          );
-        }
-        const handle = await open(temp, 'r+');
-        await handle.sync().finally(() => handle.close());
-        releases.push(await blobs.adopt(temp, sha, Promise.resolve()));
-        summary.blobsDown++;
-        summary.bytesDown += bytes;
       }
-    } catch (error) {
+    };
+    await Promise.all(Array.from({ length: Math.min(BLOB_DOWNLOADS, queue.length) }, worker));
+    if (failure) {
       for (const release of releases) release();
-      throw error;
+      throw failure.error;
     }
     return releases;
+  }
+
+  /** One blob of `fetchBlobs`: held if stored already, else downloaded, verified and adopted. */
+  private async fetchBlob(client: HubClient, sha: string, summary: RoundSummary): Promise<Release> {
+    const blobs = this.options.blobs;
+    if ((await blobs.sizeOf(sha)) !== undefined) return blobs.hold([sha]);
+    // A stable name per blob: a download cut by a kill resumes from what it holds.
+    const temp = join(blobs.tempDir, `${sha}.pull`);
+    const got = await client.getBlob(sha, temp, (n) => {
+      this.progress.bytes += n;
+    });
+    if (got.sha256 !== sha) {
+      await unlink(temp).catch(() => undefined);
+      throw new SyncError('HUB_ERROR', `the hub sent bytes that do not match blob ${sha}`, true);
+    }
+    // getBlob fsync'd the file: adopting renames it into place and fsyncs the directory.
+    const release = await blobs.adopt(temp, sha, Promise.resolve());
+    summary.blobsDown++;
+    summary.bytesDown += got.bytes;
+    return release;
   }
 
   /** Decides every change of the page against local state and commits it with the checkpoint. */
@@ -723,19 +778,41 @@ export class Replica {
     };
   }
 
+  /**
+   * The outbox: every pending mutation. Derived again only for the portfolios changed since the
+   * last call (all of them the first time), so a round with few changes costs little in a large
+   * library.
+   */
   private pendingMutations(): Pending[] {
-    const replicaId = this.config()?.replicaId ?? '';
-    const ids = new Set<string>();
-    for (const id of this.options.store.collection('portfolios').keys()) ids.add(id);
-    for (const id of this.options.store.collection('trash').keys()) ids.add(id);
-    for (const key of this.options.store.collection('sync').keys())
-      if (key.startsWith('base:')) ids.add(key.slice(5));
-    const pending: Pending[] = [];
-    for (const id of ids) {
-      const found = this.pendingOf(id, this.base(id), this.local(id), replicaId);
-      if (found) pending.push(found);
+    this.refresh();
+    return [...this.outbox.values()];
+  }
+
+  /** Derives the pending mutation (and refusal) of every dirty portfolio again. */
+  private refresh(): void {
+    const store = this.options.store;
+    if (!this.dirty) {
+      this.outbox.clear();
+      this.refused.clear();
+      const ids = new Set<string>();
+      for (const id of store.collection('portfolios').keys()) ids.add(id);
+      for (const id of store.collection('trash').keys()) ids.add(id);
+      for (const key of store.collection('sync').keys())
+        if (key.startsWith('base:')) ids.add(key.slice(5));
+      this.dirty = ids;
     }
-    return pending;
+    if (this.dirty.size === 0) return;
+    const replicaId = this.config()?.replicaId ?? '';
+    for (const id of this.dirty) {
+      const base = this.base(id);
+      const local = this.local(id);
+      const found = this.pendingOf(id, base, local, replicaId);
+      if (found) this.outbox.set(id, found);
+      else this.outbox.delete(id);
+      if (base?.rejected && local.seq === base.rejected.localSeq) this.refused.add(id);
+      else this.refused.delete(id);
+    }
+    this.dirty.clear();
   }
 
   private async push(
@@ -827,27 +904,18 @@ export class Replica {
     if (ops.length > 0) await this.options.store.commit(ops);
   }
 
+  /** Local changes the hub refused and that were not edited since. */
   private rejectedCount(): number {
-    let count = 0;
-    for (const [key, value] of this.options.store.collection<BaseEntry>('sync')) {
-      if (!key.startsWith('base:') || !value.rejected) continue;
-      const local = this.local(value.portfolioId);
-      if (local.seq === value.rejected.localSeq) count++;
-    }
-    return count;
+    this.refresh();
+    return this.refused.size;
   }
 
   private rejectedWords(count: number): string {
-    for (const [key, value] of this.options.store.collection<BaseEntry>('sync')) {
-      if (
-        key.startsWith('base:') &&
-        value.rejected &&
-        this.local(value.portfolioId).seq === value.rejected.localSeq
-      ) {
-        return `the hub refused ${count} change${count === 1 ? '' : 's'}; they are kept here and sent again once edited. First: portfolio ${value.portfolioId}: ${value.rejected.message} (${value.rejected.code})`;
-      }
-    }
-    return '';
+    this.refresh();
+    const [first] = this.refused;
+    const rejected = first === undefined ? undefined : this.base(first)?.rejected;
+    if (!rejected) return '';
+    return `the hub refused ${count} change${count === 1 ? '' : 's'}; they are kept here and sent again once edited. First: portfolio ${first}: ${rejected.message} (${rejected.code})`;
   }
 }
 
@@ -872,17 +940,4 @@ function resolvedHere(base: BaseEntry, record: SyncRecord): string[] {
 
 function deviceName(): string {
   return `Portfolio Manager on ${hostname()}`.slice(0, 100);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

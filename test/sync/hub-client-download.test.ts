@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HubClient } from '../../server/sync/hub-client';
+import { fixtures } from '../helpers/file-fixtures';
+import { ADMIN, makeTempDir, startTestServer, type TestServer } from '../helpers/test-server';
+
+/**
+ * The replica's blob download (HubClient.getBlob) against a real hub over HTTP: it hashes the
+ * bytes as they arrive, so the SHA-256 it answers must be the whole file's, also when it resumed
+ * a partial file with a Range request or found the file whole already.
+ */
+describe('downloading a blob from the hub', () => {
+  let hub: TestServer;
+  let client: HubClient;
+  let work: string;
+  let blob: Buffer;
+  let sha256: string;
+
+  beforeAll(async () => {
+    hub = await startTestServer();
+    work = await makeTempDir('blob-download-');
+    const created = await hub.request('POST', '/api/v1/portfolio', {
+      body: { memberBarcode: 'B1', category: 'C', projectTitle: 'T', projectDetail: 'D' },
+    });
+    expect(created.status).toBe(201);
+    blob = await fixtures.jpeg(640, 480);
+    const put = await hub.request('PUT', `/api/v1/portfolio/${created.body.portfolioId}/cover`, {
+      body: { originalFilename: 'cover.jpg', data: blob.toString('base64') },
+    });
+    expect(put.status).toBe(200);
+    sha256 = createHash('sha256').update(blob).digest('hex');
+    client = new HubClient(hub.url);
+    const device = await client.registerDevice(ADMIN.username, ADMIN.password, 'test', 'r-1');
+    client = new HubClient(hub.url, device.token);
+  });
+  afterAll(async () => {
+    await hub?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('writes the whole blob and answers its hash and size', async () => {
+    const path = join(work, 'fresh');
+    let counted = 0;
+    const got = await client.getBlob(sha256, path, (n) => (counted += n));
+    expect(got).toEqual({ bytes: blob.length, sha256 });
+    expect(counted).toBe(blob.length);
+    expect((await readFile(path)).equals(blob)).toBe(true);
+  });
+
+  it('continues a partial file and hashes the part it kept too', async () => {
+    const path = join(work, 'half');
+    const half = Math.floor(blob.length / 2);
+    await writeFile(path, blob.subarray(0, half));
+    const got = await client.getBlob(sha256, path, () => {});
+    expect(got).toEqual({ bytes: blob.length - half, sha256 });
+    expect((await readFile(path)).equals(blob)).toBe(true);
+  });
+
+  it('finds a file that is whole already and sends nothing more', async () => {
+    const path = join(work, 'whole');
+    await writeFile(path, blob);
+    expect(await client.getBlob(sha256, path, () => {})).toEqual({ bytes: 0, sha256 });
+  });
+
+  it('answers the hash of what the file holds when a kept part is wrong', async () => {
+    const path = join(work, 'wrong');
+    const half = Math.floor(blob.length / 2);
+    await writeFile(path, Buffer.alloc(half, 7));
+    const got = await client.getBlob(sha256, path, () => {});
+    const held = await readFile(path);
+    expect(held.length).toBe(blob.length);
+    expect(got.sha256).toBe(createHash('sha256').update(held).digest('hex'));
+    expect(got.sha256).not.toBe(sha256);
+  });
+});
