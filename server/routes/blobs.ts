@@ -70,6 +70,11 @@ const BLOB_HEADERS = {
 };
 const UPLOAD_OFFSET = { 'Upload-Offset': HEADERS.uploadOffset };
 
+/** The media type of a Content-Type header, lower case, without parameters. */
+function mediaType(header: string): string {
+  return header.split(';')[0]!.trim().toLowerCase();
+}
+
 /** Error answers of a status that carry the Upload-Offset header. */
 function withUploadOffset(responses: Record<number, ErrorResponse>, status: number) {
   return { ...responses, [status]: { ...responses[status]!, headers: UPLOAD_OFFSET } };
@@ -137,6 +142,17 @@ export default async function blobRoutes(app: FastifyInstance) {
   app.put<{ Params: Params }>(
     '/api/v1/blobs/:sha256',
     {
+      // Before the body is parsed: the global answer to a type no parser takes speaks of JSON
+      // and multipart, which are wrong here.
+      onRequest: async (request) => {
+        const type = request.headers['content-type'];
+        if (type !== undefined && mediaType(type) !== 'application/octet-stream') {
+          throw new ApiError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `A blob is sent as its raw bytes with Content-Type: application/octet-stream, not ${mediaType(type) || 'an empty type'}.`,
+          );
+        }
+      },
       validatorCompiler: rawBodiesUnvalidated(app, []),
       schema: {
         ...common,

@@ -70,6 +70,18 @@ export interface BaseEntry {
   pendingId?: string;
   /** The hub refused the local change at this local seq: not sent again until edited again. */
   rejected?: { localSeq: number; code: string; message: string };
+  /**
+   * Set by a full pull (`restart`): the libraryId this base was taken from. The feed from 0
+   * confirms it (same library, a revision the hub still has) or replaces it; one the whole feed
+   * did not bring names a portfolio the hub lacks, sent again as a create.
+   */
+  resync?: string;
+  /**
+   * The local edit has no common base with the hub's record (the hub is another library, or
+   * lost the revision it was based on): it is sent with base revision 0, so the hub, too, shows
+   * every value that differs as a conflict instead of taking either side.
+   */
+  unbased?: boolean;
 }
 
 export interface RoundSummary {
@@ -366,7 +378,8 @@ export class Replica {
             'then the local changes are sent again; nothing is deleted',
         );
         this.hubBehind = undefined;
-        await this.restart(this.checkpoint()?.libraryId ?? '');
+        const libraryId = this.checkpoint()?.libraryId ?? '';
+        await this.restart(libraryId, libraryId);
         await this.pull(client, summary);
         pushed += await this.push(client, config, summary, false);
       }
@@ -431,7 +444,7 @@ export class Replica {
           `Sync: the hub cannot go on from change ${checkpoint?.seq ?? 0} (${error.message}); ` +
             'full pull from 0, then every local change it lacks is sent again; nothing is deleted',
         );
-        checkpoint = await this.restart(checkpoint!.libraryId);
+        checkpoint = await this.restart(checkpoint!.libraryId, checkpoint!.libraryId);
         continue;
       }
       if (checkpoint && checkpoint.libraryId !== page.libraryId) {
@@ -439,7 +452,7 @@ export class Replica {
           `Sync: the hub is another library now (${checkpoint.libraryId} → ${page.libraryId}); ` +
             'full pull, then every local portfolio it lacks is pushed again; nothing is deleted',
         );
-        checkpoint = await this.restart(page.libraryId);
+        checkpoint = await this.restart(page.libraryId, checkpoint.libraryId);
         continue;
       }
       this.progress.total = Math.max(
@@ -459,17 +472,40 @@ export class Replica {
   }
 
   /**
-   * A full pull from 0: the checkpoint restarts and every base is forgotten, so records the hub
-   * does not know become creates again. Local records are never deleted for being absent.
+   * A full pull from 0: the checkpoint restarts and every base is marked with the library it
+   * came from (`resync`), never forgotten, so a pending local edit is still told from an
+   * unchanged record. The feed then confirms each base or replaces it (see `applyPage`); the
+   * records it does not bring are creates again. Nothing is deleted for being absent.
    */
-  private async restart(libraryId: string): Promise<Checkpoint> {
+  private async restart(libraryId: string, previousLibraryId: string): Promise<Checkpoint> {
     const checkpoint = { libraryId, seq: 0 };
     const ops: Op[] = [{ type: 'put', col: 'sync', key: CHECKPOINT_KEY, value: checkpoint }];
-    for (const key of this.options.store.collection('sync').keys()) {
-      if (key.startsWith('base:')) ops.push({ type: 'del', col: 'sync', key });
+    for (const [key, base] of this.options.store.collection<BaseEntry>('sync')) {
+      if (!key.startsWith('base:') || base.resync !== undefined) continue;
+      ops.push({ type: 'put', col: 'sync', key, value: { ...base, resync: previousLibraryId } });
     }
     await this.options.store.commit(ops);
     return checkpoint;
+  }
+
+  /**
+   * Portfolios of the page whose base (kept by a full pull of the same library) is newer than
+   * the hub's record: the hub lost revisions. Those whose hub record is exactly a revision this
+   * library holds in its history are ancestors of the local record, so the local differences
+   * are changes to send again; the others have no common base.
+   */
+  private async hubAncestors(changes: FeedChange[], libraryId: string): Promise<Set<string>> {
+    const ancestors = new Set<string>();
+    for (const change of changes) {
+      const base = this.base(change.portfolioId);
+      if (change.deleted || base?.resync !== libraryId || base.revision <= change.revision)
+        continue;
+      const kept = await this.options.portfolios.revision(change.portfolioId, change.revision);
+      const hub = recordFromFeed(change.portfolio!);
+      if (kept && Object.keys(changedFields(kept.snapshot, hub)).length === 0)
+        ancestors.add(change.portfolioId);
+    }
+    return ancestors;
   }
 
   /**
@@ -534,15 +570,15 @@ export class Replica {
     checkpoint: Checkpoint,
     summary: RoundSummary,
   ): Promise<void> {
+    // Old revisions do not change: read before the decisions.
+    const ancestors = await this.hubAncestors(changes, checkpoint.libraryId);
     // Decided and committed in one tick: no local write can slip in between.
     const entries: RemoteEntry[] = [];
     const bases: ((applied: Map<string, AppliedRemote>) => BaseEntry | null)[] = [];
     const config = this.config();
     for (const change of changes) {
       const id = change.portfolioId;
-      const base = this.base(id);
       const local = this.local(id);
-      const pending = this.pendingOf(id, base, local, config?.replicaId ?? '');
       const meta = {
         by: SYNC_BY,
         time: Date.now(),
@@ -550,6 +586,25 @@ export class Replica {
         changedFields: [] as string[],
       };
       summary.pulled++;
+      let base = this.base(id);
+      if (base?.resync !== undefined) {
+        const { resync, ...kept } = base;
+        if (resync === checkpoint.libraryId && kept.revision <= change.revision) {
+          // The same library still has the revision: the base holds, as in any pull.
+          base = kept;
+          bases.push(() => kept);
+        } else if (resync === checkpoint.libraryId && ancestors.has(id)) {
+          // The hub lost the revisions after its record: the local record builds on it.
+          base = undefined;
+        } else {
+          const lost = resync === checkpoint.libraryId;
+          const decided = this.unbased(change, kept, local, lost, meta, config, summary);
+          if (decided.entry) entries.push(decided.entry);
+          bases.push(decided.base);
+          continue;
+        }
+      }
+      const pending = this.pendingOf(id, base, local, config?.replicaId ?? '');
       if (change.deleted) {
         if (pending && local.live) {
           // Edit against delete: the edit wins (on the hub too, once pushed) — keep it.
@@ -658,6 +713,128 @@ export class Replica {
     await done;
   }
 
+  /**
+   * A change whose portfolio has a base that means nothing to the hub's record: the hub is
+   * another library, or (`lost`) it lost the revision the base is and holds none this library
+   * knows. With no local edit since the base, the hub's record is taken (history keeps the local
+   * one). With one, nothing is taken silently: every value that differs is a conflict (the
+   * hub's value shown, this library's as theirs), and the edit is sent with no base, so the hub
+   * records the same conflict. A local delete is sent with no base too: on the hub it is a
+   * delete conflict for a person to decide. The local record of a lost revision counts as an
+   * edit: it holds what the hub lost.
+   */
+  private unbased(
+    change: FeedChange,
+    base: BaseEntry,
+    local: Local,
+    lost: boolean,
+    meta: RemoteEntry['meta'],
+    config: SyncConfig | undefined,
+    summary: RoundSummary,
+  ): { entry?: RemoteEntry; base: (applied: Map<string, AppliedRemote>) => BaseEntry | null } {
+    const id = change.portfolioId;
+    const edited =
+      lost ||
+      local.seq !== base.localSeq ||
+      base.pendingFields !== undefined ||
+      base.revision === 0 ||
+      base.unbased === true;
+    if (change.deleted) {
+      if (edited && local.live) {
+        // Deleted there, edited here: the edit wins, as against any delete (sent whole).
+        return {
+          base: () => ({
+            portfolioId: id,
+            revision: change.revision,
+            snapshot: null,
+            deleted: true,
+            localSeq: -1,
+          }),
+        };
+      }
+      return {
+        ...(local.live && { entry: { portfolioId: id, record: null, meta } }),
+        base: (applied) => ({
+          portfolioId: id,
+          revision: change.revision,
+          snapshot: null,
+          deleted: true,
+          localSeq: applied.get(id)?.seq ?? local.seq ?? 0,
+        }),
+      };
+    }
+    const hub = recordFromFeed(change.portfolio!);
+    if (local.trashed && edited) {
+      // Deleted here: kept in the trash and sent as a delete with no base.
+      return {
+        base: () => ({
+          portfolioId: id,
+          revision: hub.revision,
+          snapshot: hub,
+          localSeq: -1,
+          unbased: true,
+        }),
+      };
+    }
+    const mine = local.live && edited ? changedFields(hub, local.live) : {};
+    if (Object.keys(mine).length === 0) {
+      return {
+        entry: {
+          portfolioId: id,
+          record: hub,
+          meta: { ...meta, changedFields: Object.keys(changedFields(local.live, hub)) },
+        },
+        base: (applied) => ({
+          portfolioId: id,
+          revision: hub.revision,
+          snapshot: hub,
+          localSeq: applied.get(id)!.seq!,
+        }),
+      };
+    }
+    const { conflicts } = mergeFields(null, mine, hub as unknown as Record<string, unknown>);
+    const fieldNames = Object.keys(conflicts);
+    summary.conflicts += fieldNames.length;
+    const why = lost
+      ? 'the hub lost the revision this library built on'
+      : 'the hub is another library now';
+    const conflict: Conflict = {
+      conflictId: `local-${randomUUID()}`,
+      portfolioId: id,
+      kind: 'field',
+      createdTime: Date.now(),
+      by: config?.username ?? '',
+      replicaId: config?.replicaId ?? '',
+      mutationId: '',
+      baseRevision: 0,
+      fields: conflicts,
+      note:
+        `This library's record and the hub's share no revision (${why}): the hub's values ` +
+        `are kept, this library's are shown as theirs (${fieldNames.join(', ')}).`,
+    };
+    const record: SyncRecord = { ...hub, conflicts: [...(hub.conflicts ?? []), conflict] };
+    return {
+      entry: {
+        portfolioId: id,
+        record,
+        meta: {
+          ...meta,
+          command: 'sync-merge',
+          changedFields: Object.keys(changedFields(local.live, record)),
+        },
+      },
+      base: (applied) => ({
+        portfolioId: id,
+        revision: hub.revision,
+        snapshot: hub,
+        localSeq: applied.get(id)!.seq!,
+        shown: record,
+        pendingFields: mine,
+        unbased: true,
+      }),
+    };
+  }
+
   // ---- push ----
 
   /**
@@ -692,8 +869,10 @@ export class Replica {
     local: Local,
     replicaId: string,
   ): Pending | undefined {
-    if (!base) {
+    if (!base || base.resync !== undefined) {
+      // Not on the hub (or not seen in its full feed): a create of what is here.
       if (!local.live) return undefined;
+      if (base?.rejected?.localSeq === local.live.seq) return undefined;
       const record = local.live as SyncRecord;
       const fields = createFields(record);
       return {
@@ -727,6 +906,8 @@ export class Replica {
     }
     if (seq === base.localSeq && !base.pendingFields) return undefined;
     if (base.rejected?.localSeq === seq) return undefined;
+    // No common base: the hub merges without one, so every difference is a conflict there.
+    const baseRevision = base.unbased ? 0 : base.revision;
     if (local.trashed) {
       if (base.deleted) return undefined;
       if (base.revision === 0) return undefined;
@@ -735,7 +916,7 @@ export class Replica {
         mutation: {
           mutationId: '',
           portfolioId: id,
-          baseRevision: base.revision,
+          baseRevision,
           op: 'delete',
           fields: {},
           files: [],
@@ -769,7 +950,7 @@ export class Replica {
       mutation: {
         mutationId: '',
         portfolioId: id,
-        baseRevision: base.revision,
+        baseRevision,
         op,
         fields,
         files: filesIn(fields),

@@ -268,6 +268,15 @@ describe('blobs: missing, resumable upload, download (sync)', () => {
     const bytes = Buffer.from('hello');
     const wrongType = await put(sha256(bytes), bytes, { 'content-type': 'image/png' });
     expect(wrongType.status).toBe(415);
+    // The words say how a blob is sent (raw bytes), never JSON or multipart.
+    for (const type of ['image/png', 'application/json', 'multipart/form-data; boundary=x']) {
+      const response = await put(sha256(bytes), bytes, { 'content-type': type });
+      expect(response.status).toBe(415);
+      expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(response.body.message).toMatch(/raw bytes.*application\/octet-stream/);
+      expect(response.body.message).not.toMatch(/multipart\/form-data for|as application\/json/);
+    }
+    expect((await head(sha256(bytes))).status).toBe(404); // nothing was kept
   });
 
   it('refuses a blob over the file size limit with 413 before reading it', async () => {
