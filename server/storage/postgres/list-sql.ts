@@ -114,14 +114,29 @@ const BOOLEAN_COLUMNS = { staffPick: 'staff_pick', published: 'published', activ
 export const storable = (text: string): boolean => !text.includes('\u0000');
 
 /** One filter key's condition: its values OR (DESIGN §4); null when it constrains nothing. */
-function filterCondition(key: FilterKey, given: readonly string[], p: Parameters): string | null {
-  const values = given.filter(storable);
+function filterCondition(
+  key: FilterKey,
+  given: readonly string[],
+  p: Parameters,
+  counting: boolean,
+): string | null {
+  const values = [...new Set(given.filter(storable))];
   if (values.length === 0) return 'false';
   switch (key) {
     case 'memberBarcode':
     case 'category':
     case 'readyToBuy':
-      return `${EXACT_COLUMNS[key]} = ANY(${p.add(values)}::text[])`;
+      // One value as `=`, not `= ANY`: an index led by the column then yields the order's rows
+      // in order (with ANY the planner cannot know they come from one value). Counting, one
+      // category as its sort key: the same rows (the key is made from the text alone, one to
+      // one), and then `(staff_pick, category_key, …)` counts category + staffPick in the index
+      // alone, without visiting a row.
+      if (counting && key === 'category' && values.length === 1) {
+        return `category_key = ${p.add(utf16Key(textSortValue(values[0]!)))}`;
+      }
+      return values.length === 1
+        ? `${EXACT_COLUMNS[key]} = ${p.add(values[0])}`
+        : `${EXACT_COLUMNS[key]} = ANY(${p.add(values)}::text[])`;
     case 'relativeCategory':
     case 'certificateByOrg':
       return `${ARRAY_COLUMNS[key]} && ${p.add(values)}::text[]`;
@@ -141,12 +156,12 @@ function filterCondition(key: FilterKey, given: readonly string[], p: Parameters
   }
 }
 
-function whereClause(request: ListRequest, p: Parameters): string {
+function whereClause(request: ListRequest, p: Parameters, counting = false): string {
   const conditions: string[] = [];
   if (request.visibleOnly) conditions.push('published AND active');
   if (request.search) conditions.push(searchCondition(request.search, (value) => p.add(value)));
   for (const [key, values] of request.filter) {
-    const condition = filterCondition(key, values, p);
+    const condition = filterCondition(key, values, p, counting);
     if (condition) conditions.push(condition);
   }
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
@@ -154,27 +169,51 @@ function whereClause(request: ListRequest, p: Parameters): string {
 
 /**
  * Strictly after `cursor` in the order: the first differing key decides (its direction says
- * which way), and equal keys fall to portfolioId ascending. The leading key's bound comes first
+ * which way), and equal keys fall to portfolioId ascending. Only the walked terms take part (a
+ * term the filter holds constant is equal on every match). The leading key's bound comes first
  * on its own, so the planner can start the index scan there.
  */
-function afterClause(order: readonly SqlOrderTerm[], cursor: Cursor, p: Parameters): string {
-  const columns = order.map((term) => SORT_COLUMNS[term.key]);
-  const values = order.map((term, index) => p.add(sortParameter(term.key, cursor.values[index]!)));
+function afterClause(
+  order: readonly SqlOrderTerm[],
+  walked: readonly SqlOrderTerm[],
+  cursor: Cursor,
+  p: Parameters,
+): string {
+  const columns = walked.map((term) => SORT_COLUMNS[term.key]);
+  const values = walked.map((term) =>
+    p.add(sortParameter(term.key, cursor.values[order.indexOf(term)]!)),
+  );
   const id = p.add(cursor.id);
   const alternatives: string[] = [];
-  for (let index = 0; index <= order.length; index++) {
+  for (let index = 0; index <= walked.length; index++) {
     const equal = columns.slice(0, index).map((column, at) => `${column} = ${values[at]}`);
     const decisive =
-      index === order.length
+      index === walked.length
         ? `portfolio_id > ${id}`
-        : `${columns[index]} ${order[index]!.descending ? '<' : '>'} ${values[index]}`;
+        : `${columns[index]} ${walked[index]!.descending ? '<' : '>'} ${values[index]}`;
     alternatives.push([...equal, decisive].join(' AND '));
   }
   const leading =
-    order.length === 0
+    walked.length === 0
       ? 'true'
-      : `${columns[0]} ${order[0]!.descending ? '<=' : '>='} ${values[0]}`;
+      : `${columns[0]} ${walked[0]!.descending ? '<=' : '>='} ${values[0]}`;
   return `${leading} AND (${alternatives.join(' OR ')})`;
+}
+
+/**
+ * The order terms a page walks: a key the filter holds to one value (one category, staffPick
+ * true or false) is the same on every match, so leaving it out changes no order, and lets an
+ * index led by the filter's column give the rest, e.g. `(category, title_key, portfolio_id)`
+ * for `filter=category:X&orderBy=category,projectTitle`.
+ */
+function walkedTerms(request: ListRequest, order: readonly SqlOrderTerm[]): SqlOrderTerm[] {
+  const constant = (key: FilterKey) =>
+    new Set(request.filter.get(key)?.filter(storable) ?? []).size === 1;
+  return order.filter(
+    (term) =>
+      !(term.key === 'category' && constant('category')) &&
+      !(term.key === 'staffPick' && constant('staffPick')),
+  );
 }
 
 const orderClause = (order: readonly SqlOrderTerm[], table = '') =>
@@ -189,43 +228,86 @@ export interface KnownTotal {
   total: number;
 }
 
+/** Filter keys whose values portfolio_counts counts (migration 0005). */
+const COUNTED_KEYS: ReadonlySet<FilterKey> = new Set([
+  'memberBarcode',
+  'category',
+  'readyToBuy',
+  'staffPick',
+  'published',
+  'active',
+  'relativeCategory',
+  'certificateByOrg',
+]);
+const ARRAY_KEYS: ReadonlySet<FilterKey> = new Set(['relativeCategory', 'certificateByOrg']);
+
+/**
+ * The total read from the counts the database keeps (migration 0005), when the request's matches
+ * are one counted set or a union of disjoint ones: no search, and at most one key that
+ * constrains (staffPick true OR false constrains nothing), with values of one portfolio each (an
+ * exact key's values, or one element of an array key). Null when the matches must be counted.
+ */
+function keptTotal(request: ListRequest, p: Parameters): string | null {
+  if (request.search) return null;
+  const constraining = [...request.filter].filter(
+    ([key, values]) => !(BOOLEAN_COLUMNS_KEYS.has(key) && new Set(values).size > 1),
+  );
+  const column = request.visibleOnly ? 'visible' : 'total';
+  if (constraining.length === 0) {
+    return `(SELECT ${column} FROM portfolio_counts WHERE key = '' AND value = '')`;
+  }
+  if (constraining.length > 1) return null;
+  const [key, given] = constraining[0]!;
+  const values = [...new Set(given.filter(storable))];
+  if (!COUNTED_KEYS.has(key) || (ARRAY_KEYS.has(key) && values.length > 1)) return null;
+  return `(SELECT coalesce(sum(${column}), 0)::bigint FROM portfolio_counts
+    WHERE key = ${p.add(key)} AND value = ANY(${p.add(values)}::text[]))`;
+}
+const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_COLUMNS));
+
 /**
  * One statement, so the page, its total and the seq they belong to come from one snapshot: the
  * total of all matches, and `limit + 1` matches after the cursor (the extra one says whether more
- * follow). Every change to a live portfolio moves the library's seq, so a total counted at the
- * seq the library is still at is still right, on any instance: the count then never runs (an
- * uncorrelated subquery in a CASE branch is evaluated only when that branch is taken).
+ * follow). A total of one filter key is read from the counts the database keeps with every write
+ * (keptTotal). Any other total is counted, unless `known` was counted at the seq the library is
+ * still at: every change to a live portfolio moves the library's seq, so it is still right, on
+ * any instance, and the count never runs (an uncorrelated subquery in a CASE branch is evaluated
+ * only when that branch is taken). `counted` says which: only a counted total is worth caching.
  */
 export function listStatement(
   request: ListRequest,
   known: KnownTotal | undefined,
-): { text: string; values: unknown[] } {
+): { text: string; values: unknown[]; counted: boolean } {
   const order = sqlOrder(request);
+  const walked = walkedTerms(request, order);
   const p = new Parameters();
   const where = whereClause(request, p);
-  const after = request.after ? ` AND ${afterClause(order, request.after, p)}` : '';
+  const after = request.after ? ` AND ${afterClause(order, walked, request.after, p)}` : '';
   const limit = p.add(request.limit + 1);
-  const sortColumns = order.map((term) => SORT_COLUMNS[term.key]);
+  const sortColumns = walked.map((term) => SORT_COLUMNS[term.key]);
   // The score of each matching row, for a relevance order (a lateral column the page's WHERE,
   // ORDER BY and cursor bound can name); a constant otherwise, so every row has a score column.
-  const scored = order.some((term) => term.key === RELEVANCE)
+  const scored = walked.some((term) => term.key === RELEVANCE)
     ? `portfolios, LATERAL (SELECT ${scoreExpression(request.search!, (value) => p.add(value))} AS score) scores`
     : 'portfolios';
+  const kept = keptTotal(request, p);
+  const total =
+    kept ??
+    `CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
+        ELSE (SELECT count(*) FROM portfolios WHERE ${whereClause(request, p, true)}) END`;
   const text = `
-    SELECT library.seq,
-      CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
-        ELSE (SELECT count(*) FROM portfolios WHERE ${where}) END AS total,
+    SELECT library.seq, ${total} AS total,
       page.record, ${scored === 'portfolios' ? 'NULL::float8' : 'page.score'} AS score
     FROM library
     LEFT JOIN LATERAL (
       SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
       FROM ${scored}
       WHERE ${where}${after}
-      ORDER BY ${orderClause(order)}
+      ORDER BY ${orderClause(walked)}
       LIMIT ${limit}
     ) page ON true
-    ORDER BY ${orderClause(order, 'page.')}`;
-  return { text, values: p.values };
+    ORDER BY ${orderClause(walked, 'page.')}`;
+  return { text, values: p.values, counted: kept === null };
 }
 
 export interface ListRow {

@@ -40,7 +40,8 @@ export interface PgRepositoryOptions {
 
 /** Portfolios purged or pruned per transaction: short transactions, short waits for writers. */
 const BATCH = 200;
-const MAX_CACHED_TOTALS = 64;
+/** Counted totals (combined filters, searches) kept: a few bytes each. */
+const MAX_CACHED_TOTALS = 1024;
 
 const TRASH_COLUMNS = `portfolio_id AS "portfolioId", project_title AS "projectTitle", category,
   deleted_time AS "deletedTime", deleted_by AS "deletedBy", revision, seq, snapshot`;
@@ -108,10 +109,10 @@ export class PgPortfolioRepository implements PortfolioRepository {
 
   async query(request: ListRequest): Promise<ListPage> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
-    const { text, values } = listStatement(request, this.totals.use(key));
+    const { text, values, counted } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
     const page = listPage(rows, request);
-    this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
+    if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
   }
 

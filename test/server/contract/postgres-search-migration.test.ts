@@ -9,6 +9,15 @@ import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portf
 import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
+/** What migration 0005 adds, undone (to stand for a database of an older schema). */
+export const UNDO_LIST_INDEXES = `
+  DROP FUNCTION portfolio_counts_apply() CASCADE;
+  DROP TABLE portfolio_counts;
+  DROP INDEX portfolios_category_created, portfolios_category_modified, portfolios_category_title,
+    portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
+    portfolios_staff_pick_category_title, portfolios_category_title_order;
+  CREATE INDEX portfolios_category ON portfolios (category);`;
+
 const SUITE = 'PostgreSQL schema 2 (search) on a database of schema 1';
 const unavailable = await postgresUnavailable(SUITE);
 
@@ -42,7 +51,8 @@ describe.skipIf(unavailable)(SUITE, () => {
     await database.pool.query(`
       DROP TABLE devices;
       ALTER TABLE portfolios DROP COLUMN search_words, DROP COLUMN title_words;
-      DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices')`);
+      ${UNDO_LIST_INDEXES}
+      DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices', '0005_list_indexes')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);
