@@ -14,6 +14,11 @@ export interface AuthOptions {
   failureWindowMs: number;
   /** Sign-in requests per minute per address, successful or not. Default 30. */
   signInRequestsPerMinute: number;
+  /**
+   * On PostgreSQL: how long an instance may answer a session it read from memory, at most (other
+   * instances' changes end it sooner, by notice). Default 5 s; 0 reads every request's session.
+   */
+  sessionCacheMs: number;
 }
 
 export interface LimitOptions {
@@ -144,6 +149,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       maxFailedSignIns: 5,
       failureWindowMs: 15 * MINUTE,
       signInRequestsPerMinute: 30,
+      sessionCacheMs: 5 * SECOND,
       ...options.auth,
     },
     limits: {

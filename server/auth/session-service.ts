@@ -102,9 +102,10 @@ export class SessionService {
 
   /**
    * The caller of a request with this Authorization header, or an ApiError. Answers at once
-   * (no promise) when the repository does (the embedded store), so the hook that runs on every
-   * request costs no extra turn there; on PostgreSQL every request reads its session anew, so a
-   * session ended on one instance is ended on all at once.
+   * (no promise) when the repository does (the embedded store; PostgreSQL for a session it
+   * remembers), so the hook that runs on every request costs no extra turn then; otherwise
+   * PostgreSQL reads the session, and a session ended on another instance is ended here as soon
+   * as its notice arrives (PgUserRepository, SessionCache).
    */
   authenticate(header: string | undefined): Authenticated | Promise<Authenticated> {
     const sessionId = sessionIdFrom(header);

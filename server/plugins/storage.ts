@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../storage/postgres/database';
 import { runExclusive } from '../storage/postgres/exclusive-job';
 import { PgPortfolioRepository } from '../storage/postgres/pg-portfolio-repository';
 import { PgUserRepository } from '../storage/postgres/pg-user-repository';
+import { SessionCache } from '../storage/postgres/session-cache';
 import { sharedSetting } from '../storage/postgres/settings';
 import { Store, type StoreOptions } from '../storage/store';
 
@@ -49,7 +50,10 @@ export default fp(
       app.addHook('onClose', async () => database.close());
       app.decorate('store', null);
       app.decorate('database', database);
-      app.decorate('userRepository', new PgUserRepository(database.pool));
+      app.decorate(
+        'userRepository',
+        new PgUserRepository(database.pool, { cache: await sessionCache(app, database) }),
+      );
       app.decorate(
         'portfolios',
         await PgPortfolioRepository.open(database.pool, { history: app.config.history.enabled }),
@@ -85,3 +89,21 @@ export default fp(
   },
   { name: 'storage' },
 );
+
+/**
+ * The sessions this instance answers from memory, kept right by the changes channel (DESIGN §12);
+ * undefined when turned off (`auth.sessionCacheMs: 0`). Waits for the first LISTEN, so the cache
+ * works from the first request (it stays bypassed if that fails, until a retry gets through).
+ */
+async function sessionCache(
+  app: FastifyInstance,
+  database: Database,
+): Promise<SessionCache | undefined> {
+  const { sessionCacheMs, sessionIdleMs } = app.config.auth;
+  if (sessionCacheMs <= 0) return undefined;
+  const cache = new SessionCache({ ttlMs: sessionCacheMs, idleMs: sessionIdleMs });
+  const changes = database.changes();
+  changes.subscribe(cache);
+  await changes.start();
+  return cache;
+}

@@ -53,7 +53,9 @@ export type MaybePromise<T> = T | Promise<T>;
  * suite (test/server/contract/user-repository.contract.ts) runs against every implementation.
  *
  * Invariants:
- * - A change is visible to every later call on any instance as soon as its promise resolves.
+ * - A change is visible to every later call on any instance as soon as its promise resolves;
+ *   one exception: PostgreSQL's per-instance session cache lets `findSession` on ANOTHER instance
+ *   answer the old session until that instance hears of the change (PgUserRepository).
  * - Ending sessions (sign-out, password or role change, user deleted) is never undone by a
  *   concurrent `touchSession`.
  * - Device tokens (DESIGN §10) are found by `findSession` like sessions (with `kind: 'device'`)

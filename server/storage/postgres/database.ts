@@ -2,6 +2,7 @@ import { basename, dirname, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner, type RunnerOption } from 'node-pg-migrate';
 import pg from 'pg';
+import { ChangeListener } from './change-listener';
 import { MIGRATIONS, SCHEMA_VERSION, versionOf } from './migrations';
 
 /** Where node-pg-migrate records the migrations it ran. */
@@ -46,6 +47,11 @@ export interface Database {
   readonly pool: pg.Pool;
   /** `host:port`, for messages; never the password. */
   readonly target: string;
+  /**
+   * This instance's one listening connection on CHANGES_CHANNEL (opened on first call, outside
+   * the pool, closed with the database): how its caches hear of other instances' changes.
+   */
+  changes(): ChangeListener;
   close(): Promise<void>;
 }
 
@@ -181,7 +187,26 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     const reason = connectionFailure(error);
     throw reason === undefined ? error : new DatabaseConnectError(target, reason);
   }
-  return { pool, target, close: () => pool.end() };
+  let listener: ChangeListener | undefined;
+  return {
+    pool,
+    target,
+    changes() {
+      listener ??= new ChangeListener(
+        {
+          connectionString: url,
+          connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+          types: TYPES,
+        },
+        { logger },
+      );
+      return listener;
+    },
+    async close() {
+      await listener?.close();
+      await pool.end();
+    },
+  };
 }
 
 /**

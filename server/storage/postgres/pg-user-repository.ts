@@ -9,15 +9,42 @@ import type {
   UserRecord,
   UserRepository,
 } from '../../repositories/user-repository-contract';
+import { CHANGES_CHANNEL, MAX_HASHES_PER_NOTICE, type ChangeNotice } from './change-listener';
+import type { SessionCache } from './session-cache';
+
+/**
+ * The tail of a statement whose CTE `ended` returns the `id_hash` of the sessions or devices it
+ * ended: tells every instance (CHANGES_CHANNEL, on commit) and answers how many (`n`).
+ */
+const NOTIFY_ENDED = `SELECT count(*)::int AS n, CASE
+    WHEN count(*) = 0 THEN NULL
+    WHEN count(*) > ${MAX_HASHES_PER_NOTICE} THEN pg_notify('${CHANGES_CHANNEL}', '{"kind":"all-sessions"}')
+    ELSE pg_notify('${CHANGES_CHANNEL}', json_build_object('kind', 'sessions', 'hashes', json_agg(id_hash))::text)
+  END AS notified FROM ended`;
+
+const userNotice = (username: string) =>
+  JSON.stringify({ kind: 'user', username } satisfies ChangeNotice);
 
 /**
  * Users, sessions and failed sign-ins in PostgreSQL, shared by every instance on the database.
- * Nothing is cached: each lookup is one indexed query, so a session ended or a user changed on
- * one instance counts on every other at once. Every change is one statement (atomic on its own).
- * Device tokens live in `devices` (migration 0003), found by the same lookup as sessions.
+ * Every change is one statement (atomic on its own). Device tokens live in `devices` (migration
+ * 0003), found by the same lookup as sessions.
+ *
+ * With a SessionCache, `findSession` answers sessions found lately from memory. Every statement
+ * that ends a session or device or changes a user also sends a notice on CHANGES_CHANNEL (in the
+ * same statement, so only if it commits), which makes every instance's cache drop it; this
+ * instance's own cache drops it before the change's promise resolves. Without a cache (tools, the
+ * contract suite) every lookup is one indexed query.
  */
 export class PgUserRepository implements UserRepository {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly cache: SessionCache | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: { cache?: SessionCache } = {},
+  ) {
+    this.cache = options.cache;
+  }
 
   async get(username: string): Promise<UserRecord | undefined> {
     const { rows } = await this.pool.query<{ record: UserRecord }>(
@@ -54,13 +81,23 @@ export class PgUserRepository implements UserRepository {
   }
 
   async update(user: UserRecord, options: { endSessions?: boolean } = {}): Promise<void> {
+    // Any change of a user is noticed: sessions cached elsewhere carry the user's role and rights.
     await this.pool.query(
       `WITH changed AS (
          UPDATE users SET role = $2, record = $3 WHERE username = $1 RETURNING username
+       ), ended AS (
+         DELETE FROM sessions WHERE $4 AND username IN (SELECT username FROM changed)
        )
-       DELETE FROM sessions WHERE $4 AND username IN (SELECT username FROM changed)`,
-      [user.username, user.role, JSON.stringify(user), options.endSessions === true],
+       SELECT pg_notify('${CHANGES_CHANNEL}', $5) FROM changed`,
+      [
+        user.username,
+        user.role,
+        JSON.stringify(user),
+        options.endSessions === true,
+        userNotice(user.username),
+      ],
     );
+    this.cache?.dropUser(user.username);
   }
 
   async delete(username: string, now: number = Date.now()): Promise<boolean> {
@@ -71,13 +108,19 @@ export class PgUserRepository implements UserRepository {
            UPDATE devices SET revoked_time = $2
            WHERE revoked_time IS NULL AND username IN (SELECT username FROM gone)
          )
-       SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
-      [username, now],
+       SELECT count(pg_notify('${CHANGES_CHANNEL}', $3)) > 0 AS deleted FROM gone`,
+      [username, now, userNotice(username)],
     );
+    this.cache?.dropUser(username);
     return rows[0]!.deleted;
   }
 
-  async findSession(hash: string): Promise<SessionLookup | undefined> {
+  findSession(hash: string): SessionLookup | Promise<SessionLookup | undefined> {
+    return this.cache?.get(hash) ?? this.readSession(hash);
+  }
+
+  private async readSession(hash: string): Promise<SessionLookup | undefined> {
+    const ticket = this.cache?.ticket() ?? -1;
     // One query for both kinds: a token is a session or a live device, never both.
     const { rows } = await this.pool.query<
       SessionRecord & { record: UserRecord; kind: 'device' | null }
@@ -96,10 +139,12 @@ export class PgUserRepository implements UserRepository {
     const row = rows[0];
     if (!row) return undefined;
     const { record, kind, deviceId, name, replicaId, ...session } = row;
-    return {
+    const found: SessionLookup = {
       session: kind === 'device' ? { ...session, kind, deviceId, name, replicaId } : session,
       user: record,
     };
+    this.cache?.remember(ticket, hash, found);
+    return found;
   }
 
   async saveSession(hash: string, session: SessionRecord): Promise<void> {
@@ -113,6 +158,9 @@ export class PgUserRepository implements UserRepository {
   }
 
   async touchSession(hash: string, lastSeen: number): Promise<void> {
+    // Not a change other instances must hear of: their copies are at most a few seconds old, and
+    // an instance touches at most once a minute (SessionService), which it would not by its copy.
+    this.cache?.touched(hash, lastSeen);
     await this.pool.query(
       `WITH touched AS (
          UPDATE sessions SET last_seen = $2 WHERE id_hash = $1 AND last_seen < $2
@@ -125,31 +173,45 @@ export class PgUserRepository implements UserRepository {
 
   async deleteSessions(hashes: string[]): Promise<void> {
     if (hashes.length === 0) return;
-    await this.pool.query('DELETE FROM sessions WHERE id_hash = ANY($1::text[])', [hashes]);
+    await this.pool.query(
+      `WITH ended AS (DELETE FROM sessions WHERE id_hash = ANY($1::text[]) RETURNING id_hash)
+       ${NOTIFY_ENDED}`,
+      [hashes],
+    );
+    this.cache?.dropSessions(hashes);
   }
 
   async deleteExpiredSessions(now: number, idleMs: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      'DELETE FROM sessions WHERE expired_date <= $1::bigint OR last_seen < $1::bigint - $2::bigint',
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH ended AS (
+         DELETE FROM sessions
+         WHERE expired_date <= $1::bigint OR last_seen < $1::bigint - $2::bigint
+         RETURNING id_hash
+       )
+       ${NOTIFY_ENDED}`,
       [now, idleMs],
     );
-    return rowCount ?? 0;
+    const ended = rows[0]!.n;
+    // Sessions past their time are never served from the cache anyway (SessionCache.get).
+    if (ended > 0) this.cache?.clear();
+    return ended;
   }
 
   async createDevice(hash: string, device: DeviceRecord): Promise<CreateDeviceResult> {
     // One statement: the same user's live device for the replica is revoked and the new one
     // inserted; another user's live device for it makes the insert violate devices_live_replica
     // (the unique index also settles two instances creating at once).
+    // The replaced devices' tokens end on every instance: the notice names them.
     try {
       await this.pool.query(
-        `WITH replaced AS (
+        `WITH ended AS (
            UPDATE devices SET revoked_time = $6
            WHERE replica_id = $5 AND username = $3 AND revoked_time IS NULL
            RETURNING id_hash
-         )
+         ), noticed AS (${NOTIFY_ENDED})
          INSERT INTO devices
            (id_hash, device_id, username, name, replica_id, created_date, expired_date, last_seen)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM (SELECT count(*) FROM replaced) AS settled`,
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM noticed`,
         [
           hash,
           device.deviceId,
@@ -161,6 +223,8 @@ export class PgUserRepository implements UserRepository {
           device.lastSeen,
         ],
       );
+      // Which ones were replaced is not known here; the user's other sessions are re-read too.
+      this.cache?.dropUser(device.username);
       return 'created';
     } catch (error) {
       if ((error as { constraint?: string }).constraint === 'devices_live_replica')
@@ -194,11 +258,17 @@ export class PgUserRepository implements UserRepository {
   }
 
   async revokeDevice(deviceId: string, now: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      'UPDATE devices SET revoked_time = $2 WHERE device_id = $1 AND revoked_time IS NULL',
+    const { rows } = await this.pool.query<{ n: number; hash: string | null }>(
+      `WITH ended AS (
+         UPDATE devices SET revoked_time = $2 WHERE device_id = $1 AND revoked_time IS NULL
+         RETURNING id_hash
+       )
+       SELECT n, (SELECT id_hash FROM ended) AS hash FROM (${NOTIFY_ENDED}) AS noticed`,
       [deviceId, now],
     );
-    return rowCount === 1;
+    const { n, hash } = rows[0]!;
+    if (hash !== null) this.cache?.dropSessions([hash]);
+    return n === 1;
   }
 
   async isRevokedDevice(hash: string): Promise<boolean> {
