@@ -5,7 +5,8 @@
  * Seeds a temp data directory with N portfolios, starts the real server as a child process and
  * measures it with autocannon: lists with every URL new (the headline), the same mixed with 5 %
  * updates, full-text searches, and the cached list on its own row. In the same run it measures a
- * bare Fastify hello-world and json-server 0.17 over the same portfolios, prints our figures as
+ * bare Fastify hello-world (right before the list rows and right after the search row: the
+ * baseline is their median) and json-server 0.17 over the same portfolios, prints our figures as
  * ratios to those baselines and writes bench/results/<date>-<size>.json. Ends with
  * bench/upload.ts when it exists. With --database, the same figures on PostgreSQL too (a database
  * of its own made on that server and dropped after), and a table of both backends.
@@ -357,6 +358,10 @@ async function measureOurs(
   const warmUp = listWorkload(records, 99);
   await load('warm-up, not counted', uncached.url, { headers, each: warmUp.mixed, seconds: 2 });
   await load('warm-up, not counted', uncached.url, { headers, each: warmUp.search, seconds: 1 });
+  // The baseline: hello-world right before and right after the rows it is compared with, same
+  // duration and connections; the ratios use the median of the two (see bench/README.md).
+  const helloServer = await startHello();
+  const helloBefore = await load('Fastify hello-world (baseline, before)', helloServer.url);
   const listUncached = await load('list, every URL new', uncached.url, {
     headers,
     each: workload.list,
@@ -369,6 +374,8 @@ async function measureOurs(
     headers,
     each: workload.search,
   });
+  const helloAfter = await load('Fastify hello-world (baseline, after)', helloServer.url);
+  await helloServer.stop();
   // Last: creates add thousands of portfolios.
   const update = await load('update', `${uncached.url}/api/v1/portfolio/${detailId}`, {
     method: 'PUT',
@@ -383,6 +390,7 @@ async function measureOurs(
   const loadedMemory = await memoryOf(uncached.child.pid!);
   await uncached.stop();
   return {
+    hello: baselineOf(helloBefore, helloAfter),
     coldStart: {
       listeningMs: server.readyMs,
       firstListMs: firstAnswerMs,
@@ -431,11 +439,21 @@ async function measureJsonServer(dbFile: string, detailId: string) {
   return { list, paging, detail, update, create };
 }
 
-async function measureHello() {
-  const server = await startHello();
-  const hello = await load('GET /', server.url);
-  await server.stop();
-  return hello;
+/**
+ * The hello-world baseline of one run: measured right before the list rows and right after the
+ * search row, the same way as they are; its rate is the median of the two (with two, their
+ * mean), its spread how far apart they were.
+ */
+function baselineOf(before: Measurement, after: Measurement) {
+  const rps = (before.rps + after.rps) / 2;
+  return {
+    rps,
+    p50: (before.p50 + after.p50) / 2,
+    p99: (before.p99 + after.p99) / 2,
+    before,
+    after,
+    spread: Math.abs(before.rps - after.rps) / rps,
+  };
 }
 
 /** The newest earlier result for `size`, for the targets that compare sizes. */
@@ -533,14 +551,9 @@ async function main(): Promise<void> {
     const postgres = DATABASE_URL
       ? await measurePostgres(DATABASE_URL, tmp, records, detailId)
       : null;
-    console.log('Fastify hello-world:');
-    const helloBefore = await measureHello();
     console.log('json-server 0.17:');
     const jsonServer = await measureJsonServer(dbFile, detailId);
-    // The machine may be shared: measure the ceiling twice and keep the better (stricter) one.
-    console.log('Fastify hello-world, again:');
-    const helloAfter = await measureHello();
-    const hello = helloBefore.rps >= helloAfter.rps ? helloBefore : helloAfter;
+    const hello = ours.hello;
 
     const create1k = SIZE === 1000 ? ours.create.rps : (await latestResult(1000))?.ours.create.rps;
     const at10k = SIZE === 10000 ? null : await latestResult(10000);
@@ -701,6 +714,10 @@ async function main(): Promise<void> {
     console.log(
       `cold start: ${ours.coldStart.firstListMs.toFixed(0)} ms to the first list (listening at ${ours.coldStart.listeningMs.toFixed(0)} ms); ` +
         `RSS ${fmt(ours.memory.idleRssMb, 0)} MB idle, ${fmt(ours.memory.builtRssMb, 0)} MB with every kind's index built, ${fmt(ours.memory.peakRssMb, 0)} MB peak`,
+    );
+    console.log(
+      `hello-world baseline: ${fmt(hello.before.rps, 0)} req/s before the list rows, ${fmt(hello.after.rps, 0)} after the search row ` +
+        `(spread ${fmt(100 * hello.spread, 0)} %); the ratios use their median, ${fmt(hello.rps, 0)} req/s`,
     );
     console.log(
       `first request of each kind (ms): ${Object.entries(ours.coldStart.firstOfEachKindMs)

@@ -269,6 +269,8 @@ export interface IndexOptions {
   smallSideShare?: number;
   /** For tests: the size from which a word's set of portfolios becomes a bitset. */
   wordBitsFrom?: number;
+  /** For tests: the search index is never built (searches test the portfolios' text). */
+  searchNeverBuilt?: boolean;
 }
 
 /** A total kept up to date on writes: the test a changed portfolio is counted by. */
@@ -306,7 +308,12 @@ export class PortfolioIndex {
     store: Store,
     private readonly options: IndexOptions = {},
   ) {
-    this.search = new PortfolioSearch(records, this.slots, options.wordBitsFrom);
+    this.search = new PortfolioSearch(
+      records,
+      this.slots,
+      options.wordBitsFrom,
+      options.searchNeverBuilt,
+    );
     this.rows = new Rows(records, this.slots);
     store.onChange((col, _key, prev, next) => {
       if (col === 'portfolios')

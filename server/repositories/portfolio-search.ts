@@ -43,6 +43,39 @@ function fieldText(record: PortfolioRecord, field: (typeof SEARCH_FIELDS)[number
   return Array.isArray(value) ? value.join(' ') : value;
 }
 
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+const ASCII_WORD_CHAR = /[a-z0-9]/;
+
+/**
+ * Does `text` have a word that begins with `term` (or, `whole`, is it)? The same answer as
+ * searching the words of `searchWords(text)`, without making them: on ASCII text those words
+ * are the runs of [a-z0-9], so it looks for an occurrence of the term at the start of one.
+ */
+function hasWordIn(text: string, term: string, whole: boolean): boolean {
+  if (!ASCII_TEXT.test(text)) {
+    const words = searchWords(text);
+    return words.some((word) => (whole ? word === term : word.startsWith(term)));
+  }
+  const lower = text.toLowerCase();
+  for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1)) {
+    if (at > 0 && ASCII_WORD_CHAR.test(lower[at - 1]!)) continue;
+    const end = at + term.length;
+    if (!whole || end === lower.length || !ASCII_WORD_CHAR.test(lower[end]!)) return true;
+  }
+  return false;
+}
+
+/**
+ * Does a portfolio have a word that begins with `term` (or, `whole`, is it)? The same answer as
+ * `matchesAllTerms(wordsOf(record), [term])` (or `wordsOf(record).has(term)`) at a fraction of
+ * its cost: for a search that comes before the word index is built, and for ranking.
+ */
+export function hasWordStartingWith(record: PortfolioRecord, term: string, whole = false): boolean {
+  for (const field of SEARCH_FIELDS)
+    if (hasWordIn(fieldText(record, field), term, whole)) return true;
+  return false;
+}
+
 /** Every word of the searched fields of a portfolio, as search sees them. */
 export function wordsOf(record: PortfolioRecord): Set<string> {
   const words = new Set<string>();
@@ -65,7 +98,9 @@ export function wordsOf(record: PortfolioRecord): Set<string> {
  *   combination of terms an AND of bitsets (a word of 32 portfolios at a time): never a walk
  *   over the matches. A bitset's size is kept with it: the total of a search is never counted.
  * - Kept up to date on every change, never rebuilt per request. Built in steps after start, so
- *   the server answers lists at once; a search that comes before the build is done finishes it.
+ *   the server answers lists at once. A search that comes before the build is done does not
+ *   wait for it: its terms' sets are made by testing each portfolio's text for them (about a
+ *   tenth of the build's cost), and kept up to date from then on like any other.
  */
 export class PortfolioSearch {
   /** Per word, its portfolios' slots: a Set while few have it, a bitset once many do. */
@@ -83,8 +118,10 @@ export class PortfolioSearch {
     private readonly slots: Slots,
     /** For tests: BITS_FROM. */
     private readonly bitsFrom = BITS_FROM,
+    /** For tests: the word index is never built, so every search tests the portfolios' text. */
+    neverBuilt = false,
   ) {
-    this.pending = [...records.keys()];
+    this.pending = records.size > 0 || neverBuilt ? [...records.keys()] : null;
   }
 
   /** Starts the background build (once); each step yields to requests in between. */
@@ -113,10 +150,6 @@ export class PortfolioSearch {
       this.pending = null;
       this.indexed.clear(); // only needed while building
     }
-  }
-
-  private ready(): void {
-    if (this.pending !== null) this.indexPending(this.pending.length);
   }
 
   private add(id: string, words: Iterable<string>): void {
@@ -170,7 +203,6 @@ export class PortfolioSearch {
 
   /** Slots of the portfolios matching every term (prefixes, case and accents folded). */
   matches(terms: readonly string[], searchKey: string): Bits {
-    this.ready();
     if (terms.length === 1) return this.termMatches(terms[0]!);
     let bits = this.derived.use(searchKey);
     if (bits === undefined) {
@@ -183,7 +215,13 @@ export class PortfolioSearch {
 
   private termMatches(term: string): Bits {
     let bits = this.derived.use(term);
-    if (bits === undefined) {
+    if (bits === undefined && this.pending !== null) {
+      // The word index is still being built: one pass over the portfolios' text.
+      bits = Bits.ofCapacity(this.records.size);
+      for (const [id, record] of this.records)
+        if (hasWordStartingWith(record, term)) bits.add(this.slots.of(id));
+      this.derived.put(term, bits);
+    } else if (bits === undefined) {
       bits = Bits.ofCapacity(this.slots.capacity);
       for (const slots of this.words.atPrefix(term).values()) {
         if (typeof slots === 'number') bits.add(slots);
@@ -215,13 +253,11 @@ export class PortfolioSearch {
 }
 
 function score(record: PortfolioRecord, terms: readonly string[]): number {
-  const title = new Set(searchWords(record.projectTitle));
-  const all = wordsOf(record);
   let total = 0;
   for (const term of terms) {
-    if (title.has(term)) total += 4;
-    else if (matchesAllTerms(title, [term])) total += 2;
-    else if (all.has(term)) total += 1;
+    if (hasWordIn(record.projectTitle, term, true)) total += 4;
+    else if (hasWordIn(record.projectTitle, term, false)) total += 2;
+    else if (hasWordStartingWith(record, term, true)) total += 1;
     else total += 0.5;
   }
   return total;

@@ -84,21 +84,28 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
     this.keepHistory = options.history ?? true;
     this.libraryId = this.library().libraryId;
     this.durableSeq = this.library().seq;
-    this.index = new PortfolioIndex(store.collection<PortfolioRecord>('portfolios'), store);
-    this.feed = new SeqIndex<Change>(store, {
-      portfolios: (portfolioId, record: StoredPortfolio) => ({
-        seq: record.seq,
-        portfolioId,
-        revision: record.revision,
-        deleted: false,
-        portfolio: record,
-      }),
-      trash: (portfolioId, entry: TrashEntry) => tombstoneChange(portfolioId, entry),
-      tombstones: (portfolioId, entry: Tombstone) => tombstoneChange(portfolioId, entry),
-    });
+    this.index = store.timeOpening(
+      'listIndex',
+      () => new PortfolioIndex(store.collection<PortfolioRecord>('portfolios'), store),
+    );
+    this.feed = store.timeOpening(
+      'seqIndex',
+      () =>
+        new SeqIndex<Change>(store, {
+          portfolios: (portfolioId, record: StoredPortfolio) => ({
+            seq: record.seq,
+            portfolioId,
+            revision: record.revision,
+            deleted: false,
+            portfolio: record,
+          }),
+          trash: (portfolioId, entry: TrashEntry) => tombstoneChange(portfolioId, entry),
+          tombstones: (portfolioId, entry: Tombstone) => tombstoneChange(portfolioId, entry),
+        }),
+    );
     this.trashBySeq = new SeqIndex<string>(store, { trash: (portfolioId) => portfolioId });
-    this.history = new RevisionIndex(store);
-    this.blobs = new BlobReferences(store);
+    this.history = store.timeOpening('revisionIndex', () => new RevisionIndex(store));
+    this.blobs = store.timeOpening('blobReferences', () => new BlobReferences(store));
   }
 
   /** Opens the repository over an open store; a new library gets its id here. */

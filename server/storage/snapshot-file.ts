@@ -41,11 +41,13 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     return generation === 0 ? this.path : `${this.path}.${generation}`;
   }
 
-  async read(): Promise<SnapshotData | null> {
+  /** `timings`, when given, gets the ms spent reading and parsing the file that is loaded. */
+  async read(timings?: Record<string, number>): Promise<SnapshotData | null> {
     let found = false;
     for (let generation = 0; generation <= this.options.generations; generation++) {
       const candidate = this.generationPath(generation);
       let text: string;
+      const started = performance.now();
       try {
         text = await readFile(candidate, 'utf8');
       } catch (error) {
@@ -53,7 +55,12 @@ export class SnapshotFile implements Adapter<SnapshotData> {
         throw error;
       }
       found = true;
+      const read = performance.now();
       const parsed = parseSnapshot(text);
+      if (timings) {
+        timings.snapshotRead = Math.round(read - started);
+        timings.snapshotParse = Math.round(performance.now() - read);
+      }
       if (parsed) {
         if (generation > 0) this.options.onRecovered?.({ setAside: this.path, loaded: candidate });
         return parsed;

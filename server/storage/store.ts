@@ -93,6 +93,11 @@ export class Store {
   private lastSnapshotBytesEstimate = 0;
   private closed = false;
   private compactRequested = false;
+  /**
+   * How long each step of opening took (ms): read, parse, replay, maps, and what later openers
+   * (the repositories' own indexes) add with `timeOpening`. Logged at debug level on listen.
+   */
+  readonly openTimings: Record<string, number> = {};
 
   private constructor(
     private readonly options: Required<Omit<StoreOptions, 'log'>> & {
@@ -136,10 +141,21 @@ export class Store {
     }
   }
 
+  /** Runs one step of opening, adding its duration to `openTimings`. */
+  timeOpening<T>(step: string, run: () => T): T {
+    const started = performance.now();
+    try {
+      return run();
+    } finally {
+      this.openTimings[step] = Math.round(performance.now() - started);
+    }
+  }
+
   private async load(): Promise<void> {
     let found = true;
+    const started = performance.now();
     try {
-      const data = await this.snapshotFile.read();
+      const data = await this.snapshotFile.read(this.openTimings);
       if (data) this.snapshot.data = data;
       else found = false;
     } catch (error) {
@@ -150,6 +166,7 @@ export class Store {
       this.options.log.warn(`${error.message}; rebuilt from the journal`);
     }
     const snapshot = this.snapshot.data;
+    const replayStarted = performance.now();
     const { entries, bytes } = await this.journal.replay(snapshot.journalSeq, (message) =>
       this.options.log.error({}, message),
     );
@@ -162,17 +179,20 @@ export class Store {
         else delete records[op.key];
       }
     }
+    this.openTimings.journalReplay = Math.round(performance.now() - replayStarted);
     const lastSeq = entries.at(-1)?.seq ?? snapshot.journalSeq;
     // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
     // first snapshot only once the journal had grown. Later ones write one at creation (below).
     const version = found ? snapshot.version : entries.length > 0 ? 1 : SCHEMA_VERSION;
     const migrated = migrate({ version, journalSeq: lastSeq, collections });
-    for (const name of COLLECTIONS) {
-      const map = this.maps.get(name)!;
-      const records = migrated.collections[name] ?? {};
-      // for-in rather than Object.entries: no pair array per record (100k of them at start).
-      for (const key in records) map.set(key, records[key]);
-    }
+    this.timeOpening('maps', () => {
+      for (const name of COLLECTIONS) {
+        const map = this.maps.get(name)!;
+        const records = migrated.collections[name] ?? {};
+        // for-in rather than Object.entries: no pair array per record (100k of them at start).
+        for (const key in records) map.set(key, records[key]);
+      }
+    });
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
@@ -187,6 +207,7 @@ export class Store {
     } else if (this.wantsCompaction()) {
       this.scheduleCompaction();
     }
+    this.openTimings.store = Math.round(performance.now() - started);
   }
 
   /** Read access: the live map of a collection. Treat values as immutable. */

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterKey, OrderKey, PortfolioRecord } from '../../shared';
 import { listScope, type Cursor, type OrderTerm } from '../../server/domain/list-query';
 import { PageTokens } from '../../server/domain/page-token';
-import { searchWords } from '../../server/domain/search-text';
+import { matchesAllTerms, searchWords } from '../../server/domain/search-text';
 import { PortfolioIndex, type IndexOptions } from '../../server/repositories/portfolio-index';
+import { hasWordStartingWith, wordsOf } from '../../server/repositories/portfolio-search';
 import { Store } from '../../server/storage/store';
 
 /*
@@ -265,6 +266,12 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
     await fc.assert(fc.asyncProperty(run, check({ wordBitsFrom: 1 })), { numRuns: 150 });
   }, 120_000);
 
+  // A search before the background build of the word index is done tests the portfolios' text.
+  it('answers the same when searches come before the word index is built', async () => {
+    const run = runArbitrary(IDS, 80);
+    await fc.assert(fc.asyncProperty(run, check({ searchNeverBuilt: true })), { numRuns: 150 });
+  }, 120_000);
+
   // Slots past the first 32-bit word of a bitset, given again after deletes.
   it('answers the same over 100 portfolios (bitsets of several words)', async () => {
     await fc.assert(fc.asyncProperty(runArbitrary(MANY_IDS, 400, 300), check()), { numRuns: 30 });
@@ -275,3 +282,29 @@ type Operation =
   | { type: 'put'; record: PortfolioRecord }
   | { type: 'delete'; id: string }
   | { type: 'query'; pick: number };
+
+const emptyTexts = {
+  projectTitle: '',
+  aboutProject: '',
+  projectDetail: '',
+  generalTag: ['Tag-one'],
+  occasion: [],
+  memberBarcode: 'M0001',
+} as unknown as PortfolioRecord;
+
+describe('hasWordStartingWith', () => {
+  it('answers as the words of the portfolio would', () => {
+    const text = fc.stringMatching(/^[A-Za-z0-9 .,'é-]{0,30}$/);
+    fc.assert(
+      fc.property(text, text, fc.stringMatching(/^[a-z0-9é]{1,4}$/), (title, detail, term) => {
+        const record = { ...emptyTexts, projectTitle: title, projectDetail: detail };
+        const [folded] = searchWords(term);
+        if (folded === undefined) return;
+        const words = wordsOf(record);
+        expect(hasWordStartingWith(record, folded)).toBe(matchesAllTerms(words, [folded]));
+        expect(hasWordStartingWith(record, folded, true)).toBe(words.has(folded));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
