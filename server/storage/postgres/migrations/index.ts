@@ -2,6 +2,7 @@ import type { MigrationBuilder } from 'node-pg-migrate';
 import * as initial from './0001_initial';
 import * as search from './0002_search';
 import * as devices from './0003_devices';
+import * as conflictsIndex from './0004_conflicts_index';
 
 export interface SchemaMigration {
   /** `NNNN_what`: the number is the schema version the migration brings the database to. */
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly SchemaMigration[] = [
   { name: '0001_initial', ...initial },
   { name: '0002_search', ...search },
   { name: '0003_devices', ...devices },
+  { name: '0004_conflicts_index', ...conflictsIndex },
 ];
 
 export const versionOf = (name: string): number => Number.parseInt(name, 10) || 0;
