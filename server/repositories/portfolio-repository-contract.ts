@@ -208,6 +208,12 @@ export interface PortfolioRepository {
     meta: ChangeMeta,
   ): Promise<StoredPortfolio>;
 
+  /**
+   * The live portfolios holding at least one open conflict (sync, DESIGN §10), by portfolioId.
+   * Kept in an index of their own: the cost follows the conflicted few, never the library.
+   */
+  listConflicted(): Promise<StoredPortfolio[]>;
+
   getTrashed(portfolioId: string): Promise<TrashEntry | undefined>;
   listTrash(pageSize: number, cursor: string | null): Promise<Page<TrashEntry>>;
   /** Removes trashed portfolios deleted before `deletedBefore` (or one id); their history too. */

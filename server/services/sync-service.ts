@@ -586,20 +586,16 @@ export class SyncService {
         { field: 'querystring.pageToken', message: 'is not a page token of this list' },
       ]);
     }
-    const all: ConflictListItem[] = [];
-    let since = 0;
-    for (;;) {
-      const changes = await this.repository.changesSince(since, 1000).catch((error: unknown) => {
-        throw apiErrorOf(error);
-      });
-      for (const change of changes.changes) {
-        if (change.deleted) continue;
-        for (const conflict of change.portfolio.conflicts ?? [])
-          all.push({ ...conflict, projectTitle: change.portfolio.projectTitle });
-      }
-      if (!changes.hasMore) break;
-      since = changes.next;
-    }
+    // From the repository's index of conflicted portfolios: never a read of every record.
+    const conflicted = await this.repository.listConflicted().catch((error: unknown) => {
+      throw apiErrorOf(error);
+    });
+    const all: ConflictListItem[] = conflicted.flatMap((portfolio) =>
+      (portfolio.conflicts ?? []).map((conflict) => ({
+        ...conflict,
+        projectTitle: portfolio.projectTitle,
+      })),
+    );
     all.sort((a, b) => b.createdTime - a.createdTime || a.conflictId.localeCompare(b.conflictId));
     const conflicts = all.slice(offset, offset + page.pageSize);
     const end = offset + conflicts.length;

@@ -27,6 +27,7 @@ import {
   type Tombstone,
 } from './portfolio-layout';
 import { RevisionIndex, lowerBound } from './revision-index';
+import { ConflictIndex } from './conflict-index';
 import { SeqIndex } from './seq-index';
 import type { Op, Store } from './store';
 
@@ -73,6 +74,7 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
   private readonly trashBySeq: SeqIndex<string>;
   private readonly history: RevisionIndex;
   private readonly blobs: BlobReferences;
+  private readonly conflicted: ConflictIndex;
   private readonly keepHistory: boolean;
   /** The newest seq known durable; the feed stops there. */
   private durableSeq: number;
@@ -106,6 +108,7 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
     this.trashBySeq = new SeqIndex<string>(store, { trash: (portfolioId) => portfolioId });
     this.history = store.timeOpening('revisionIndex', () => new RevisionIndex(store));
     this.blobs = store.timeOpening('blobReferences', () => new BlobReferences(store));
+    this.conflicted = store.timeOpening('conflictIndex', () => new ConflictIndex(store));
   }
 
   /** Opens the repository over an open store; a new library gets its id here. */
@@ -312,6 +315,13 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
       await this.commit([...ops, ...extra], seq);
     }
     return applied;
+  }
+
+  async listConflicted(): Promise<StoredPortfolio[]> {
+    return this.conflicted
+      .ids()
+      .map((id) => this.live(id))
+      .filter((record) => record !== undefined);
   }
 
   async getTrashed(portfolioId: string): Promise<TrashEntry | undefined> {

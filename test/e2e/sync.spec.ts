@@ -192,6 +192,79 @@ test('the resolve reaches the hub: its copy of the conflict is gone too', async 
   expect((await replicaConflicts.json()).total).toBe(0);
 });
 
+test('a delete against an edit: keep the portfolio, or let the delete stand (to the trash), by keyboard', async () => {
+  const headers = (session: string) => ({ headers: { Authorization: session } });
+  const run = async () => {
+    const round = await replicaApi.post('/api/v1/sync/run', headers(replicaSession));
+    expect(round.status(), await round.text()).toBe(200);
+  };
+  const kept = (await apiCreatePortfolio(replicaApi, replicaSession, required('Madder Red')))
+    .portfolioId;
+  const trashed = (await apiCreatePortfolio(replicaApi, replicaSession, required('Weld Yellow')))
+    .portfolioId;
+  await run();
+
+  // Offline from each other: deleted here while edited on the hub, and the other way round.
+  await apiUpdatePortfolio(hubApi, hubSession, kept, required('Madder Red (hub)'));
+  expect(
+    (await replicaApi.delete(`/api/v1/portfolio/${kept}`, headers(replicaSession))).status(),
+  ).toBe(204);
+  expect((await hubApi.delete(`/api/v1/portfolio/${trashed}`, headers(hubSession))).status()).toBe(
+    204,
+  );
+  await apiUpdatePortfolio(replicaApi, replicaSession, trashed, required('Weld Yellow (desk)'));
+  await run();
+
+  // Deleted here, edited on the hub: the edit kept it; keep it for good.
+  await page.goto(`/portfolios/${kept}`);
+  const panel = page.getByRole('region', { name: 'A sync conflict to resolve' });
+  await expect(panel.getByText(/deleted this portfolio on another device/)).toBeVisible();
+  await expect(panel.getByText(/can be restored from the Trash/)).toBeVisible();
+  await expectAccessible(page, 'Portfolio with a delete conflict');
+  await screenshot(page, 'sync-conflict-delete', 'screenshot-conflict-delete.png');
+  await tabTo(panel.getByRole('button', { name: 'Keep this portfolio' }));
+  await page.keyboard.press('Enter');
+  await expect(
+    page.getByText(/The conflict is resolved: “Madder Red \(hub\)” is kept/),
+  ).toBeVisible();
+  await expect(panel).toHaveCount(0);
+  await expect(
+    page.getByRole('region', { name: /^History/ }).getByText('Resolved a sync conflict'),
+  ).toBeVisible();
+
+  // Deleted on the hub, edited here: let the delete stand; it goes to the trash, restorable.
+  await page.goto(`/portfolios/${trashed}`);
+  await tabTo(panel.getByRole('button', { name: 'Move it to the trash' }));
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/trash$/);
+  await expect(
+    page.getByText(/The delete stands: “Weld Yellow \(desk\)” is in the trash/),
+  ).toBeVisible();
+  const row = page
+    .getByRole('list', { name: 'Deleted portfolios' })
+    .getByRole('listitem')
+    .filter({ hasText: 'Weld Yellow (desk)' });
+  await expect(row.getByRole('button', { name: /^Restore/ })).toBeVisible();
+
+  // Both resolutions reach the hub with the next round.
+  await run();
+  const hubKept = await hubApi.get(`/api/v1/portfolio/${kept}`, headers(hubSession));
+  expect(hubKept.status()).toBe(200);
+  expect((await hubKept.json()).projectTitle).toBe('Madder Red (hub)');
+  const hubKeptConflicts = await hubApi.get(
+    `/api/v1/portfolio/${kept}/conflicts`,
+    headers(hubSession),
+  );
+  expect((await hubKeptConflicts.json()).conflicts).toEqual([]);
+  expect((await hubApi.get(`/api/v1/portfolio/${trashed}`, headers(hubSession))).status()).toBe(
+    404,
+  );
+  const hubTrash = await hubApi.get('/api/v1/trash', headers(hubSession));
+  expect(
+    (await hubTrash.json()).lists.map((item: { portfolioId: string }) => item.portfolioId),
+  ).toContain(trashed);
+});
+
 test('a device signed out in the hub’s Users screen is told to sign in again', async ({
   browser,
 }) => {

@@ -171,6 +171,122 @@ describe('the conflict panel', () => {
   });
 });
 
+describe('a delete conflict', () => {
+  const deleteConflict = (sides: { current: boolean; theirs: boolean }): Conflict => ({
+    ...conflict,
+    conflictId: 'c-3',
+    kind: 'delete',
+    fields: { deleted: { base: false, ...sides } },
+    note: 'curator deleted this portfolio on another device without having seen the changes.',
+  });
+
+  // Deleted on a device against an edit here (theirs deleted), and an edit that brought back
+  // what was deleted (the current side had deleted it): each button names the outcome.
+  for (const [shape, sides, keep, trash] of [
+    ['deleted elsewhere', { current: false, theirs: true }, 'current', 'theirs'],
+    ['deleted here, edited elsewhere', { current: true, theirs: false }, 'theirs', 'current'],
+  ] as const) {
+    it(`offers both outcomes by keyboard (${shape}): keep it, or let the delete stand`, async () => {
+      const api = useFakeApi()
+        .on('GET /api/v1/portfolio/p1/conflicts', {
+          status: 200,
+          body: { conflicts: [deleteConflict(sides)] },
+        })
+        .on('POST /api/v1/conflicts/c-3/resolve', {
+          status: 200,
+          body: { ...detail, revision: 8 },
+        });
+      const { unmount } = renderWithApp(<ConflictPanel detail={detail} canResolve />);
+      const user = userEvent.setup();
+      const keepButton = await screen.findByRole('button', { name: 'Keep this portfolio' });
+      const trashButton = screen.getByRole('button', { name: 'Move it to the trash' });
+      // The words of both outcomes describe the buttons; the `deleted` marker is no table row.
+      expect(keepButton.getAttribute('aria-describedby')).toBeTruthy();
+      expect(screen.getByText(/can be restored from the Trash/)).toBeTruthy();
+      expect(screen.queryByRole('table')).toBeNull();
+      expect(screen.queryByRole('button', { name: 'Keep theirs' })).toBeNull();
+
+      keepButton.focus();
+      await user.keyboard('{Enter}');
+      expect(await screen.findByText(/“Riverside \(hub\)” is kept/)).toBeTruthy();
+      trashButton.focus();
+      await user.keyboard('{Enter}');
+      expect(await screen.findByText(/The delete stands: .* is in the trash/)).toBeTruthy();
+      expect(api.sent('POST /api/v1/conflicts/c-3/resolve').map((request) => request.body)).toEqual(
+        [
+          { keep, revision: 7 },
+          { keep: trash, revision: 7 },
+        ],
+      );
+      unmount();
+    });
+  }
+});
+
+describe('file fields in a conflict', () => {
+  const file = {
+    fileId: 'f1',
+    originalFilename: 'a.jpg',
+    fullFileExtension: 'jpg',
+    mimeType: 'image/jpeg',
+    description: '',
+    createdTime: 1,
+    modifiedTime: 1,
+  };
+  const withFiles = (fields: Conflict['fields']): Conflict => ({
+    ...conflict,
+    conflictId: 'c-4',
+    fields,
+  });
+
+  it('says why a cover cannot be typed and where to change it; Edit… only where a value can be typed', async () => {
+    useFakeApi().on('GET /api/v1/portfolio/p1/conflicts', {
+      status: 200,
+      body: {
+        conflicts: [withFiles({ cover: { base: null, current: file, theirs: null } })],
+      },
+    });
+    const { unmount } = renderWithApp(<ConflictPanel detail={detail} canResolve />);
+    expect(await screen.findByRole('button', { name: 'Keep theirs' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Edit…' })).toBeNull();
+    expect(screen.getByText(/holds files, which cannot be typed here/)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'edit page' }).getAttribute('href')).toBe(
+      '/portfolios/p1/edit',
+    );
+    unmount();
+  });
+
+  it('edits the typed fields beside a file list, and says the files keep the current ones', async () => {
+    const api = useFakeApi()
+      .on('GET /api/v1/portfolio/p1/conflicts', {
+        status: 200,
+        body: {
+          conflicts: [
+            withFiles({
+              projectTitle: { base: 'a', current: 'b', theirs: 'c' },
+              additionalDocument: { base: [], current: [file], theirs: [] },
+            }),
+          ],
+        },
+      })
+      .on('POST /api/v1/conflicts/c-4/resolve', { status: 200, body: { ...detail, revision: 8 } });
+    renderWithApp(<ConflictPanel detail={detail} canResolve />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit…' }));
+    const form = screen.getByRole('form', { name: 'Edit the conflicting values' });
+    expect(within(form).getByText(/keeps the current files/)).toBeTruthy();
+    await user.clear(within(form).getByLabelText('Project title'));
+    await user.type(within(form).getByLabelText('Project title'), 'agreed');
+    await user.click(within(form).getByRole('button', { name: 'Save and resolve' }));
+    await expect.poll(() => api.sent('POST /api/v1/conflicts/c-4/resolve').length).toBe(1);
+    expect(api.sent('POST /api/v1/conflicts/c-4/resolve')[0]?.body).toEqual({
+      keep: 'current',
+      fields: { projectTitle: 'agreed' },
+      revision: 7,
+    });
+  });
+});
+
 describe('conflicts elsewhere', () => {
   it('marks a card with its open conflicts', () => {
     renderWithApp(<StatusBadges published active conflicts={2} />);

@@ -1,3 +1,4 @@
+import { cp } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killRunningClis } from '../helpers/cli-process';
 import { startProxy, type Proxy } from './proxy';
@@ -187,5 +188,43 @@ describe('sync full pull with pending edits, two processes', () => {
     expect((await detail(hub, onlyHere)).projectTitle).toBe('Only on the replica');
     expect([...(await contentOf(replica)).keys()].sort()).toEqual([...before.keys()].sort());
     await expectConverged();
-  });
+  }, 120_000); // a hub process started in the test: slow on a busy machine
+
+  it('a hub restored from an older copy and edited since: the revision it lost is no base, so both sides show the differences', async () => {
+    const id = await create(hub, { projectTitle: 'Kiln' });
+    await syncNow(replica);
+    // The hub's backup: a copy of its data directory, taken while it is stopped.
+    await stopNode(hub);
+    const backup = await tempDir('hub-backup-');
+    dirs.push(backup);
+    await cp(hub.dataDir, backup, { recursive: true });
+    hub = await startNode('hub', hub.dataDir, {}, hubPort);
+
+    await edit(hub, id, { projectTitle: 'Kiln v2' });
+    await edit(hub, id, { projectTitle: 'Kiln v3' });
+    await syncNow(replica);
+    await edit(replica, id, { aboutProject: 'typed here' });
+
+    // Restored (same libraryId), then edited there: its revision 2 is not the one this replica
+    // holds, and its feed is behind the replica's cursor (410).
+    await stopNode(hub);
+    const restored = await tempDir('hub-restored-');
+    dirs.push(restored);
+    await cp(backup, restored, { recursive: true });
+    hub = await startNode('hub', restored, {}, hubPort);
+    await edit(hub, id, { projectTitle: 'Kiln after the restore' });
+
+    await syncNow(replica);
+    for (const node of [hub, replica]) {
+      const record = await detail(node, id);
+      expect(record.projectTitle, node.name).toBe('Kiln after the restore');
+      const conflicts = await conflictsOf(node, id);
+      expect(conflicts, node.name).toHaveLength(1);
+      expect(conflicts[0]!.fields).toMatchObject({
+        projectTitle: { base: null, current: 'Kiln after the restore', theirs: 'Kiln v3' },
+        aboutProject: { base: null, theirs: 'typed here' },
+      });
+    }
+    await expectConverged();
+  }, 180_000);
 });

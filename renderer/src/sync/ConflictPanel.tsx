@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
 import type { PortfolioDetail } from '../../../shared';
 import { queryKeys } from '../api/query-keys';
 import {
@@ -14,11 +15,28 @@ import { useToast } from '../components/use-toast';
 import { COMPARED_FIELDS, type FieldKind, fieldLabel, fileIdsOf } from '../history/revision-diff';
 import { RevisionValue } from '../history/RevisionValue';
 import { formatDate } from '../lib/format';
+import { paths } from '../paths';
 import { describeSyncError } from './sync-words';
 
 /** How a conflicting field reads and is edited; a key the detail page does not show is text. */
 function kindOf(field: string): FieldKind {
   return COMPARED_FIELDS.find((compared) => compared.key === field)?.kind ?? 'text';
+}
+
+/** Kinds the conflict editor can type a value of; files are chosen, never typed. */
+const TYPED_KINDS: readonly FieldKind[] = ['text', 'html', 'tags', 'flag'];
+const isTyped = (field: string) => TYPED_KINDS.includes(kindOf(field));
+
+/** Why a file field is not edited in the panel, and where to change it. */
+function FileFieldNote({ field, portfolioId }: { field: string; portfolioId: string }) {
+  return (
+    <p className="conflict-file-note">
+      <strong>{fieldLabel(field)}</strong> holds files, which cannot be typed here: “Save and
+      resolve” keeps the current {kindOf(field) === 'cover' ? 'image' : 'files'}. To use theirs,
+      choose “Keep theirs”; to pick other files, resolve first, then change them on the{' '}
+      <Link to={paths.editPortfolio(portfolioId)}>edit page</Link>.
+    </p>
+  );
 }
 
 /** The open conflicts of one portfolio (staff only: viewers never see a conflict). */
@@ -50,8 +68,9 @@ export function ConflictPanel({ detail, canResolve }: ConflictPanelProps) {
         {count === 1 ? 'A sync conflict to resolve' : `${count} sync conflicts to resolve`}
       </h2>
       <p>
-        The same field was changed here and on another device. Both values are kept until someone
-        chooses; the portfolio shows the current value meanwhile.
+        Changes made here and on another device collided: the same field changed on both, or a
+        delete met an edit. Both sides are kept until someone chooses; the portfolio shows the
+        current values meanwhile.
       </p>
       <ul className="conflict-list">
         {conflicts.data.map((conflict) => (
@@ -78,22 +97,38 @@ function ConflictItem({
 }) {
   const queryClient = useQueryClient();
   const toast = useToast();
+  const navigate = useNavigate();
+  const choicesId = useId();
   const [editing, setEditing] = useState(false);
-  const fields = Object.entries(conflict.fields);
+  // `deleted` is no field of the portfolio: it says which side deleted it (delete conflicts).
+  const fields = Object.entries(conflict.fields).filter(([field]) => field !== 'deleted');
   const served = fileIdsOf(detail);
+  // A delete here against an edit elsewhere (theirs deleted), or an edit that brought back what
+  // was deleted (the current side had deleted it): keeping the portfolio takes the other side.
+  const deletedSide = conflict.fields.deleted?.current === true ? 'current' : 'theirs';
+  const keptSide = deletedSide === 'current' ? 'theirs' : 'current';
 
   const resolve = useMutation({
     mutationFn: (body: ResolveConflictBody) =>
       resolveConflict(conflict.conflictId, { ...body, revision: detail.revision }),
     onSuccess: async (_answer, body) => {
       setEditing(false);
+      const deleted = conflict.kind === 'delete' && body.keep === deletedSide && !body.fields;
       toast.success(
-        body.fields
-          ? 'The conflict is resolved with your edit.'
-          : body.keep === 'theirs'
-            ? `The conflict is resolved: ${conflict.by}'s values are kept.`
-            : 'The conflict is resolved: the current values are kept.',
+        conflict.kind === 'delete'
+          ? deleted
+            ? `The delete stands: “${detail.projectTitle}” is in the trash, where it can be restored.`
+            : `The conflict is resolved: “${detail.projectTitle}” is kept.`
+          : body.fields
+            ? 'The conflict is resolved with your edit.'
+            : body.keep === 'theirs'
+              ? `The conflict is resolved: ${conflict.by}'s values are kept.`
+              : 'The conflict is resolved: the current values are kept.',
       );
+      if (deleted) {
+        // Its page is gone; the trash is where it can be brought back.
+        await navigate(paths.trash());
+      }
       // The detail, its history and every conflict list are under 'portfolios'.
       await queryClient.invalidateQueries({ queryKey: queryKeys.portfolios });
     },
@@ -167,62 +202,112 @@ function ConflictItem({
         (editing ? (
           <ConflictEditor
             conflict={conflict}
+            portfolioId={detail.portfolioId}
             busy={resolve.isPending}
             onSave={(values) => resolve.mutate({ keep: 'current', fields: values })}
             onCancel={() => setEditing(false)}
           />
         ) : (
-          <div className="button-row">
-            <button
-              type="button"
-              className="button"
-              disabled={resolve.isPending}
-              onClick={() => resolve.mutate({ keep: 'current' })}
-            >
-              {conflict.kind === 'delete' ? 'Keep this portfolio' : 'Keep current'}
-            </button>
-            {fields.length > 0 && (
-              <>
-                <button
-                  type="button"
-                  className="button"
-                  disabled={resolve.isPending}
-                  onClick={() => resolve.mutate({ keep: 'theirs' })}
-                >
-                  Keep theirs
-                </button>
-                <button
-                  type="button"
-                  className="button"
-                  disabled={resolve.isPending}
-                  aria-expanded={editing}
-                  onClick={() => setEditing(true)}
-                >
-                  Edit…
-                </button>
-              </>
+          <>
+            {conflict.kind === 'delete' && (
+              <ul className="conflict-choices" id={choicesId}>
+                <li>
+                  <strong>Keep this portfolio</strong>: it stays as it is now
+                  {keptSide === 'theirs' ? `, with ${conflict.by}'s edit` : ''}.
+                </li>
+                <li>
+                  <strong>Move it to the trash</strong>: the delete stands; the portfolio can be
+                  restored from the Trash.
+                </li>
+              </ul>
             )}
-          </div>
+            <div className="button-row">
+              {conflict.kind === 'delete' ? (
+                <>
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={resolve.isPending}
+                    aria-describedby={choicesId}
+                    onClick={() => resolve.mutate({ keep: keptSide })}
+                  >
+                    Keep this portfolio
+                  </button>
+                  <button
+                    type="button"
+                    className="button button--danger"
+                    disabled={resolve.isPending}
+                    aria-describedby={choicesId}
+                    onClick={() => resolve.mutate({ keep: deletedSide })}
+                  >
+                    Move it to the trash
+                  </button>
+                </>
+              ) : (
+                <button
+                  type="button"
+                  className="button"
+                  disabled={resolve.isPending}
+                  onClick={() => resolve.mutate({ keep: 'current' })}
+                >
+                  Keep current
+                </button>
+              )}
+              {conflict.kind === 'field' && fields.length > 0 && (
+                <>
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={resolve.isPending}
+                    onClick={() => resolve.mutate({ keep: 'theirs' })}
+                  >
+                    Keep theirs
+                  </button>
+                  {fields.some(([field]) => isTyped(field)) && (
+                    <button
+                      type="button"
+                      className="button"
+                      disabled={resolve.isPending}
+                      aria-expanded={editing}
+                      onClick={() => setEditing(true)}
+                    >
+                      Edit…
+                    </button>
+                  )}
+                </>
+              )}
+            </div>
+            {conflict.kind === 'field' &&
+              !fields.some(([field]) => isTyped(field)) &&
+              fields.map(([field]) => (
+                <FileFieldNote key={field} field={field} portfolioId={detail.portfolioId} />
+              ))}
+          </>
         ))}
     </li>
   );
 }
 
-/** Edits the conflicting fields, starting from the current values; scalars and tag lists only. */
+/**
+ * Edits the conflicting fields, starting from the current values: text, tags and flags are
+ * typed; a file field says why it is not, and what saving does with it.
+ */
 function ConflictEditor({
   conflict,
+  portfolioId,
   busy,
   onSave,
   onCancel,
 }: {
   conflict: Conflict;
+  portfolioId: string;
   busy: boolean;
   onSave(values: Record<string, unknown>): void;
   onCancel(): void;
 }) {
-  const editable = Object.entries(conflict.fields).filter(([field]) =>
-    ['text', 'html', 'tags', 'flag'].includes(kindOf(field)),
-  );
+  const conflicting = Object.keys(conflict.fields).filter((field) => field !== 'deleted');
+  const editable = Object.entries(conflict.fields).filter(([field]) => isTyped(field));
+  const files = conflicting.filter((field) => !isTyped(field));
   const [values, setValues] = useState<Record<string, unknown>>(() =>
     Object.fromEntries(editable.map(([field, sides]) => [field, sides.current])),
   );
@@ -271,6 +356,9 @@ function ConflictEditor({
           />
         );
       })}
+      {files.map((field) => (
+        <FileFieldNote key={field} field={field} portfolioId={portfolioId} />
+      ))}
       <div className="button-row">
         <button type="submit" className="button button--primary" disabled={busy}>
           Save and resolve

@@ -107,6 +107,15 @@ export class PgPortfolioRepository implements PortfolioRepository {
     return rows[0]?.record;
   }
 
+  async listConflicted(): Promise<StoredPortfolio[]> {
+    // The predicate of the partial index portfolios_conflicted (migration 0004), word for word.
+    const { rows } = await this.pool.query<{ record: StoredPortfolio }>(
+      `SELECT record FROM portfolios WHERE json_typeof(record -> 'conflicts') = 'array'
+       ORDER BY portfolio_id`,
+    );
+    return rows.map((row) => row.record).filter((record) => (record.conflicts?.length ?? 0) > 0);
+  }
+
   async query(request: ListRequest): Promise<ListPage> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
     const { text, values, counted } = listStatement(request, this.totals.use(key));

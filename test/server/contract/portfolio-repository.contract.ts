@@ -309,6 +309,61 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
       });
     });
 
+    describe('conflicted portfolios', () => {
+      const conflictOf = (portfolioId: string) => ({
+        conflictId: `${portfolioId}.c`,
+        portfolioId,
+        kind: 'field' as const,
+        createdTime: clock,
+        by: 'ann',
+        replicaId: 'r-1',
+        mutationId: 'm-1',
+        baseRevision: 1,
+        fields: { projectTitle: { base: 'a', current: 'b', theirs: 'c' } },
+        note: 'both sides changed the title',
+      });
+      const ids = async () => (await repo.listConflicted()).map((item) => item.portfolioId);
+
+      it('lists the live portfolios with open conflicts, in step with every write and after a reopen', async () => {
+        await start();
+        const one = await repo.insert(record('k1'), meta('ann', 'create'));
+        const two = await repo.insert(record('k2'), meta('ann', 'create'));
+        await repo.insert(record('k3'), meta('ann', 'create'));
+        expect(await repo.listConflicted()).toEqual([]);
+
+        const oneConflicted = await repo.update(
+          'k1',
+          1,
+          edit(one, { conflicts: [conflictOf('k1')] }),
+          meta('ann', 'sync', ['conflicts']),
+        );
+        const twoConflicts = [conflictOf('k2')];
+        await repo.update(
+          'k2',
+          1,
+          edit(two, { conflicts: twoConflicts }),
+          meta('ann', 'sync', ['conflicts']),
+        );
+        expect(await ids()).toEqual(['k1', 'k2']);
+        expect((await repo.listConflicted())[0]).toEqual(oneConflicted);
+
+        // Resolved: the conflict leaves the record, and the record the list.
+        const { conflicts: _resolved, ...rest } = oneConflicted;
+        await repo.update('k1', 2, edit(rest, {}), meta('ann', 'resolve-conflict'));
+        expect(await ids()).toEqual(['k2']);
+
+        // In the trash: not live, not listed; back from it: listed again.
+        const trashed = await repo.delete('k2', 2, meta('ann', 'delete'));
+        expect(await repo.listConflicted()).toEqual([]);
+        await repo.restoreFromTrash('k2', edit(trashed.snapshot, {}), meta('ann', 'undelete'));
+        expect(await ids()).toEqual(['k2']);
+
+        repo = await backend.reopen();
+        expect(await ids()).toEqual(['k2']);
+        expect((await repo.listConflicted())[0]!.conflicts).toEqual(twoConflicts);
+      });
+    });
+
     describe('change feed', () => {
       it('answers changes in seq order, collapsed to each portfolio latest state', async () => {
         await start();

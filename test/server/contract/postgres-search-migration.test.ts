@@ -50,9 +50,11 @@ describe.skipIf(unavailable)(SUITE, () => {
     // Back to schema 1: without the columns, as a database an older release left.
     await database.pool.query(`
       DROP TABLE devices;
+      DROP INDEX portfolios_conflicted;
       ALTER TABLE portfolios DROP COLUMN search_words, DROP COLUMN title_words;
       ${UNDO_LIST_INDEXES}
-      DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices', '0005_list_indexes')`);
+      DELETE FROM schema_migrations
+        WHERE name IN ('0002_search', '0003_devices', '0004_conflicts_index', '0005_list_indexes')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);

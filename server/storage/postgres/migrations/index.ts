@@ -2,6 +2,7 @@ import type { MigrationBuilder } from 'node-pg-migrate';
 import * as initial from './0001_initial';
 import * as search from './0002_search';
 import * as devices from './0003_devices';
+import * as conflictsIndex from './0004_conflicts_index';
 import * as listIndexes from './0005_list_indexes';
 
 export interface SchemaMigration {
@@ -20,7 +21,7 @@ export const MIGRATIONS: readonly SchemaMigration[] = [
   { name: '0001_initial', ...initial },
   { name: '0002_search', ...search },
   { name: '0003_devices', ...devices },
-  // 0004 is another branch's (the conflicts index); the integrator merges it in between.
+  { name: '0004_conflicts_index', ...conflictsIndex },
   { name: '0005_list_indexes', ...listIndexes },
 ];
 
