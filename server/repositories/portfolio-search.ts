@@ -50,7 +50,7 @@ function fieldText(record: PortfolioRecord, field: (typeof SEARCH_FIELDS)[number
   return Array.isArray(value) ? value.join(' ') : value;
 }
 
-const ASCII_TEXT = /^[\x00-\x7f]*$/;
+const ASCII_TEXT = /^[\p{ASCII}]*$/u;
 const ASCII_WORD_CHAR = /[a-z0-9]/;
 
 /**
