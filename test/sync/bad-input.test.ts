@@ -5,6 +5,7 @@ import {
   connect,
   contentOf,
   removeDir,
+  startHubAndReplica,
   startNode,
   stopNode,
   syncNow,
@@ -27,12 +28,7 @@ describe('sync bad input, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    const [hubDir, replicaDir] = await Promise.all([tempDir('hub-'), tempDir('replica-')]);
-    dirs.push(hubDir, replicaDir);
-    [hub, replica] = await Promise.all([
-      startNode('hub', hubDir),
-      startNode('replica', replicaDir),
-    ]);
+    ({ hub, replica } = await startHubAndReplica(dirs));
     hubPort = Number(new URL(hub.url).port);
     await connect(replica, hub);
   }, 120_000);

@@ -8,6 +8,7 @@ import {
   createPortfolio as create,
   editPortfolio as edit,
   removeDir,
+  startHubAndReplica,
   startNode,
   stopNode,
   syncNow,
@@ -28,12 +29,7 @@ describe('sync full pull with pending edits, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    const [hubDir, replicaDir] = await Promise.all([tempDir('hub-'), tempDir('replica-')]);
-    dirs.push(hubDir, replicaDir);
-    [hub, replica] = await Promise.all([
-      startNode('hub', hubDir),
-      startNode('replica', replicaDir),
-    ]);
+    ({ hub, replica } = await startHubAndReplica(dirs));
     hubPort = Number(new URL(hub.url).port);
     proxy = await startProxy(hub.url);
     await connect(replica, hub, proxy.url);

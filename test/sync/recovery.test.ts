@@ -5,6 +5,7 @@ import {
   connect,
   contentOf,
   removeDir,
+  startHubAndReplica,
   startNode,
   stopNode,
   syncNow,
@@ -25,12 +26,7 @@ describe('sync recovery, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    const [hubDir, replicaDir] = await Promise.all([tempDir('hub-'), tempDir('replica-')]);
-    dirs.push(hubDir, replicaDir);
-    [hub, replica] = await Promise.all([
-      startNode('hub', hubDir),
-      startNode('replica', replicaDir),
-    ]);
+    ({ hub, replica } = await startHubAndReplica(dirs));
     hubPort = Number(new URL(hub.url).port);
     proxy = await startProxy(hub.url);
     await connect(replica, hub, proxy.url);

@@ -5,9 +5,8 @@ import {
   connect,
   contentOf,
   removeDir,
-  startNode,
+  startHubAndReplica,
   syncNow,
-  tempDir,
   type Node,
   createPortfolio as create,
   editPortfolio as edit,
@@ -23,12 +22,7 @@ describe('replica and hub, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    const [hubDir, replicaDir] = await Promise.all([tempDir('hub-'), tempDir('replica-')]);
-    dirs.push(hubDir, replicaDir);
-    [hub, replica] = await Promise.all([
-      startNode('hub', hubDir),
-      startNode('replica', replicaDir),
-    ]);
+    ({ hub, replica } = await startHubAndReplica(dirs));
     await connect(replica, hub);
   }, 120_000);
   afterAll(async () => {

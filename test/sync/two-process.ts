@@ -29,6 +29,20 @@ export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+/**
+ * A hub and a replica, each a `portfolio serve` over a new temp directory (added to `dirs`, for
+ * the test to remove), started side by side; not yet connected.
+ */
+export async function startHubAndReplica(dirs: string[]): Promise<{ hub: Node; replica: Node }> {
+  const [hubDir, replicaDir] = await Promise.all([tempDir('hub-'), tempDir('replica-')]);
+  dirs.push(hubDir, replicaDir);
+  const [hub, replica] = await Promise.all([
+    startNode('hub', hubDir),
+    startNode('replica', replicaDir),
+  ]);
+  return { hub, replica };
+}
+
 /** Starts `portfolio serve` on a free port over `dataDir` and signs the admin in. */
 export async function startNode(
   name: string,
