@@ -243,25 +243,37 @@ const ARRAY_KEYS: ReadonlySet<FilterKey> = new Set(['relativeCategory', 'certifi
 
 /**
  * The total read from the counts the database keeps (migration 0005), when the request's matches
- * are one counted set or a union of disjoint ones: no search, and at most one key that
- * constrains (staffPick true OR false constrains nothing), with values of one portfolio each (an
- * exact key's values, or one element of an array key). Null when the matches must be counted.
+ * are one counted set or a union of disjoint ones: no search, and one key that constrains
+ * (staffPick true OR false constrains nothing) with values of one portfolio each (an exact key's
+ * values, or one element of an array key), or one staffPick value and categories. Null when the
+ * matches must be counted.
  */
 function keptTotal(request: ListRequest, p: Parameters): string | null {
   if (request.search) return null;
-  const constraining = [...request.filter].filter(
-    ([key, values]) => !(BOOLEAN_COLUMNS_KEYS.has(key) && new Set(values).size > 1),
+  const constraining = new Map(
+    [...request.filter]
+      .filter(([key, values]) => !(BOOLEAN_COLUMNS_KEYS.has(key) && new Set(values).size > 1))
+      .map(([key, values]) => [key, [...new Set(values.filter(storable))]]),
   );
   const column = request.visibleOnly ? 'visible' : 'total';
-  if (constraining.length === 0) {
+  const sum = (key: string, values: readonly string[]) =>
+    `(SELECT coalesce(sum(${column}), 0)::bigint FROM portfolio_counts
+      WHERE key = ${p.add(key)} AND value = ANY(${p.add(values)}::text[]))`;
+  if (constraining.size === 0) {
     return `(SELECT ${column} FROM portfolio_counts WHERE key = '' AND value = '')`;
   }
-  if (constraining.length > 1) return null;
-  const [key, given] = constraining[0]!;
-  const values = [...new Set(given.filter(storable))];
+  const pick = constraining.get('staffPick');
+  const categories = constraining.get('category');
+  if (constraining.size === 2 && pick && categories) {
+    return sum(
+      'staffPick,category',
+      categories.map((category) => `${pick[0]}:${category}`),
+    );
+  }
+  if (constraining.size > 1) return null;
+  const [key, values] = [...constraining][0]!;
   if (!COUNTED_KEYS.has(key) || (ARRAY_KEYS.has(key) && values.length > 1)) return null;
-  return `(SELECT coalesce(sum(${column}), 0)::bigint FROM portfolio_counts
-    WHERE key = ${p.add(key)} AND value = ANY(${p.add(values)}::text[]))`;
+  return sum(key, values);
 }
 const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_COLUMNS));
 

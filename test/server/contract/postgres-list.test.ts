@@ -135,6 +135,7 @@ const FILTERS: Array<[string | undefined, Role]> = [
   ['category:Art,staffPick:false', 'admin'],
   ['category:😀,staffPick:true', 'viewer'],
   ['category:Zoo,category:Zoo', 'admin'],
+  ['category:Art,category:Zoo,staffPick:true', 'admin'],
   ['staffPick:false,staffPick:false', 'admin'],
   // Totals the database keeps (one key), and counted ones (an array key's values overlap).
   ['published:false', 'admin'],
@@ -386,6 +387,8 @@ describe.skipIf(unavailable)(SUITE, () => {
       ['memberBarcode:M9', 'admin'],
       ['readyToBuy:yes', 'viewer'],
       ['category:Zoo,staffPick:true', 'admin'],
+      ['category:Zoo,category:😀,staffPick:false', 'viewer'],
+      ['category:Art,staffPick:true,staffPick:false', 'admin'],
     ];
     const totals = async (repository: PortfolioRepository) => {
       const found: number[] = [];
