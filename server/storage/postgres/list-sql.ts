@@ -170,7 +170,7 @@ function whereClause(request: ListRequest, p: Parameters, counting = false): str
 /**
  * Strictly after `cursor` in the order: the first differing key decides (its direction says
  * which way), and equal keys fall to portfolioId ascending. Only the walked terms take part (a
- * term the filter holds constant is equal on every match). The leading key's bound comes first
+ * term the filter holds constant is equal on every match). The leading keys' bound comes first
  * on its own, so the planner can start the index scan there.
  */
 function afterClause(
@@ -193,10 +193,15 @@ function afterClause(
         : `${columns[index]} ${walked[index]!.descending ? '<' : '>'} ${values[index]}`;
     alternatives.push([...equal, decisive].join(' AND '));
   }
-  const leading =
-    walked.length === 0
-      ? 'true'
-      : `${columns[0]} ${walked[0]!.descending ? '<=' : '>='} ${values[0]}`;
+  if (walked.length === 0) return `(${alternatives.join(' OR ')})`;
+  // The leading keys of one direction, as a row comparison: the index range of their index
+  // (e.g. `(category_key, title_key) >= ($1, $2)` starts within the category, not at its start).
+  const direction = walked[0]!.descending;
+  let same = 1;
+  while (same < walked.length && walked[same]!.descending === direction) same++;
+  const row = (items: readonly string[]) =>
+    items.length === 1 ? items[0]! : `(${items.join(', ')})`;
+  const leading = `${row(columns.slice(0, same))} ${direction ? '<=' : '>='} ${row(values.slice(0, same))}`;
   return `${leading} AND (${alternatives.join(' OR ')})`;
 }
 

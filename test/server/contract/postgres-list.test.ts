@@ -108,6 +108,9 @@ const ORDERS = [
   'projectTitle-',
   'category',
   'category-,projectTitle',
+  // Keys of one direction: the page starts at the token by a row comparison.
+  'category,projectTitle',
+  'modifiedTime-,projectTitle-',
   'staffPick-,createdTime',
   'staffPick,modifiedTime-,projectTitle-',
 ];
