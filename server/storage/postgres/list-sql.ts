@@ -170,7 +170,7 @@ function whereClause(request: ListRequest, p: Parameters, counting = false): str
 /**
  * Strictly after `cursor` in the order: the first differing key decides (its direction says
  * which way), and equal keys fall to portfolioId ascending. Only the walked terms take part (a
- * term the filter holds constant is equal on every match). The leading key's bound comes first
+ * term the filter holds constant is equal on every match). The leading keys' bound comes first
  * on its own, so the planner can start the index scan there.
  */
 function afterClause(
@@ -193,10 +193,15 @@ function afterClause(
         : `${columns[index]} ${walked[index]!.descending ? '<' : '>'} ${values[index]}`;
     alternatives.push([...equal, decisive].join(' AND '));
   }
-  const leading =
-    walked.length === 0
-      ? 'true'
-      : `${columns[0]} ${walked[0]!.descending ? '<=' : '>='} ${values[0]}`;
+  if (walked.length === 0) return `(${alternatives.join(' OR ')})`;
+  // The leading keys of one direction, as a row comparison: the index range of their index
+  // (e.g. `(category_key, title_key) >= ($1, $2)` starts within the category, not at its start).
+  const direction = walked[0]!.descending;
+  let same = 1;
+  while (same < walked.length && walked[same]!.descending === direction) same++;
+  const row = (items: readonly string[]) =>
+    items.length === 1 ? items[0]! : `(${items.join(', ')})`;
+  const leading = `${row(columns.slice(0, same))} ${direction ? '<=' : '>='} ${row(values.slice(0, same))}`;
   return `${leading} AND (${alternatives.join(' OR ')})`;
 }
 
@@ -243,25 +248,37 @@ const ARRAY_KEYS: ReadonlySet<FilterKey> = new Set(['relativeCategory', 'certifi
 
 /**
  * The total read from the counts the database keeps (migration 0005), when the request's matches
- * are one counted set or a union of disjoint ones: no search, and at most one key that
- * constrains (staffPick true OR false constrains nothing), with values of one portfolio each (an
- * exact key's values, or one element of an array key). Null when the matches must be counted.
+ * are one counted set or a union of disjoint ones: no search, and one key that constrains
+ * (staffPick true OR false constrains nothing) with values of one portfolio each (an exact key's
+ * values, or one element of an array key), or one staffPick value and categories. Null when the
+ * matches must be counted.
  */
 function keptTotal(request: ListRequest, p: Parameters): string | null {
   if (request.search) return null;
-  const constraining = [...request.filter].filter(
-    ([key, values]) => !(BOOLEAN_COLUMNS_KEYS.has(key) && new Set(values).size > 1),
+  const constraining = new Map(
+    [...request.filter]
+      .filter(([key, values]) => !(BOOLEAN_COLUMNS_KEYS.has(key) && new Set(values).size > 1))
+      .map(([key, values]) => [key, [...new Set(values.filter(storable))]]),
   );
   const column = request.visibleOnly ? 'visible' : 'total';
-  if (constraining.length === 0) {
+  const sum = (key: string, values: readonly string[]) =>
+    `(SELECT coalesce(sum(${column}), 0)::bigint FROM portfolio_counts
+      WHERE key = ${p.add(key)} AND value = ANY(${p.add(values)}::text[]))`;
+  if (constraining.size === 0) {
     return `(SELECT ${column} FROM portfolio_counts WHERE key = '' AND value = '')`;
   }
-  if (constraining.length > 1) return null;
-  const [key, given] = constraining[0]!;
-  const values = [...new Set(given.filter(storable))];
+  const pick = constraining.get('staffPick');
+  const categories = constraining.get('category');
+  if (constraining.size === 2 && pick && categories) {
+    return sum(
+      'staffPick,category',
+      categories.map((category) => `${pick[0]}:${category}`),
+    );
+  }
+  if (constraining.size > 1) return null;
+  const [key, values] = [...constraining][0]!;
   if (!COUNTED_KEYS.has(key) || (ARRAY_KEYS.has(key) && values.length > 1)) return null;
-  return `(SELECT coalesce(sum(${column}), 0)::bigint FROM portfolio_counts
-    WHERE key = ${p.add(key)} AND value = ANY(${p.add(values)}::text[]))`;
+  return sum(key, values);
 }
 const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_COLUMNS));
 

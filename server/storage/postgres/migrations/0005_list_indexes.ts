@@ -13,17 +13,22 @@ import type { MigrationBuilder } from 'node-pg-migrate';
  *
  * Totals kept by the database: `portfolio_counts` holds, per filter key and value, how many live
  * portfolios have it (`total`) and how many of those viewers see (`visible`, published and
- * active); key '' value '' is every portfolio. Statement triggers with transition tables keep it
+ * active); key '' value '' is every portfolio, key 'staffPick,category' the pairs. Statement triggers with transition tables keep it
  * in the same transaction as every write to `portfolios` (a batch of creates updates each count
  * once), so a total of one filter key is read in the list's own statement, exact and the same on
  * every instance, without counting rows. Writers already pass one at a time (the library row), so
  * the few hot rows add no waiting.
  */
-/** The (key, value) pairs the portfolio row `row` counts under; an array each distinct element. */
+/**
+ * The (key, value) pairs the portfolio row `row` counts under: an array under each distinct
+ * element, and staffPick with category as one pair (`true:Art`; the boolean's text has no colon,
+ * so the first one splits it), the staff picks of a category being a list people keep open.
+ */
 const facets = (row: string) => `LATERAL (
     VALUES ('', ''), ('category', ${row}.category), ('memberBarcode', ${row}.member_barcode),
       ('readyToBuy', ${row}.ready_to_buy), ('staffPick', ${row}.staff_pick::text),
-      ('published', ${row}.published::text), ('active', ${row}.active::text)
+      ('published', ${row}.published::text), ('active', ${row}.active::text),
+      ('staffPick,category', ${row}.staff_pick::text || ':' || ${row}.category)
     UNION ALL (SELECT DISTINCT 'relativeCategory', unnest(${row}.relative_category))
     UNION ALL (SELECT DISTINCT 'certificateByOrg', unnest(${row}.certificate_by_org))
   ) f(key, value)`;
