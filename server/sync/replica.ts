@@ -246,8 +246,9 @@ export class Replica {
 
   /** Pending changes, their distinct blobs and those blobs' bytes; recounted only on a change. */
   private pendingSummary(): SyncStatus['pending'] {
-    const pending = this.pendingMutations();
+    this.refresh();
     if (this.pendingTotals) return { ...this.pendingTotals };
+    const pending = [...this.outbox.values()];
     const shas = new Set(pending.flatMap((p) => p.mutation.files));
     const blobs = shas.size;
     let bytes = 0;
