@@ -704,9 +704,9 @@ function partitionFor(byValue: Map<string, Partition>, value: string): Partition
 function counts(
   count: Count,
   record: PortfolioRecord,
-  matches: (terms: readonly string[]) => boolean,
+  matches: (term: string) => boolean,
 ): boolean {
-  return count.test(record) && (count.terms === null || matches(count.terms));
+  return count.test(record) && (count.terms === null || count.terms.every(matches));
 }
 
 /** Sorting m matches against walking a tree of n rows, of which m/n match, to fill a page. */

@@ -90,20 +90,16 @@ function wordsNotIn(words: ReadonlySet<string>, others: ReadonlySet<string>): st
 }
 
 /**
- * `matchesAllTerms` over one portfolio's words, each term tested once however many queries name
- * it: a change tests the same few terms for every kept set and count.
+ * Does one portfolio, whose words are `words`, have a word that begins with `term`? Each term is
+ * tested once however many queries name it: a change tests the same few terms for every kept set
+ * and count. `terms.every(matcher)` is `matchesAllTerms(words(), terms)`.
  */
-export function termMatcher(
-  words: () => ReadonlySet<string>,
-): (terms: readonly string[]) => boolean {
+export function termMatcher(words: () => ReadonlySet<string>): (term: string) => boolean {
   const known = new Map<string, boolean>();
-  return (terms) => {
-    for (const term of terms) {
-      let match = known.get(term);
-      if (match === undefined) known.set(term, (match = matchesAllTerms(words(), [term])));
-      if (!match) return false;
-    }
-    return true;
+  return (term) => {
+    let match = known.get(term);
+    if (match === undefined) known.set(term, (match = matchesAllTerms(words(), [term])));
+    return match;
   };
 }
 
@@ -239,7 +235,9 @@ export class PortfolioSearch {
     const matches = next ? termMatcher(nextWords) : null;
     for (const [key, bits] of this.derived) {
       bits.delete(slot);
-      if (matches && matches(key.split(' '))) bits.add(slot);
+      // A key is one term, or the terms of a query joined by spaces.
+      if (matches && (key.includes(' ') ? key.split(' ').every(matches) : matches(key)))
+        bits.add(slot);
     }
   }
 
