@@ -83,6 +83,26 @@ export function hasWordStartingWith(record: PortfolioRecord, term: string, whole
   return false;
 }
 
+function wordsNotIn(words: ReadonlySet<string>, others: ReadonlySet<string>): string[] {
+  const only: string[] = [];
+  for (const word of words) if (!others.has(word)) only.push(word);
+  return only;
+}
+
+/**
+ * Does one portfolio, whose words are `words`, have a word that begins with `term`? Each term is
+ * tested once however many queries name it: a change tests the same few terms for every kept set
+ * and count. `terms.every(matcher)` is `matchesAllTerms(words(), terms)`.
+ */
+export function termMatcher(words: () => ReadonlySet<string>): (term: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (term) => {
+    let match = known.get(term);
+    if (match === undefined) known.set(term, (match = matchesAllTerms(words(), [term])));
+    return match;
+  };
+}
+
 /** Every word of the searched fields of a portfolio, as search sees them. */
 export function wordsOf(record: PortfolioRecord): Set<string> {
   const words = new Set<string>();
@@ -200,13 +220,24 @@ export class PortfolioSearch {
     this.version++;
     const id = (prev ?? next)!.portfolioId;
     // Before the build reaches a portfolio it is in no set: nothing to remove.
-    if (prev && (this.pending === null || this.indexed.has(id))) this.remove(id, prevWords());
-    if (next) this.add(id, nextWords());
+    if (prev && next && (this.pending === null || this.indexed.has(id))) {
+      // Only the words that came or went: most of a changed portfolio's words are still there.
+      const before = prevWords();
+      const after = nextWords();
+      this.remove(id, wordsNotIn(before, after));
+      this.add(id, wordsNotIn(after, before));
+    } else {
+      if (prev && (this.pending === null || this.indexed.has(id))) this.remove(id, prevWords());
+      if (next) this.add(id, nextWords());
+    }
     if (this.derived.size === 0) return;
     const slot = this.slots.of(id);
+    const matches = next ? termMatcher(nextWords) : null;
     for (const [key, bits] of this.derived) {
       bits.delete(slot);
-      if (next && matchesAllTerms(nextWords(), key.split(' '))) bits.add(slot);
+      // A key is one term, or the terms of a query joined by spaces.
+      if (matches && (key.includes(' ') ? key.split(' ').every(matches) : matches(key)))
+        bits.add(slot);
     }
   }
 

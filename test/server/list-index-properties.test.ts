@@ -243,6 +243,8 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
               const page = index.query({ ...scope, after, limit: query.pageSize });
               expect(page.total).toBe(expected.length);
               seen.push(...page.items.map((record) => record.portfolioId));
+              // Each item is the portfolio as it is now, not as a tree saw it before a change.
+              for (const item of page.items) expect(item).toBe(records.get(item.portfolioId));
               if (page.next === null) break;
               expect(page.items).toHaveLength(query.pageSize);
               after = tokens.decode(tokens.encode(page.next, scope), scope);
