@@ -650,20 +650,16 @@ export class Replica {
       const record = { ...(merged as SyncRecord) };
       if (fieldNames.length > 0) {
         summary.conflicts += fieldNames.length;
-        const conflict: Conflict = {
-          conflictId: `local-${randomUUID()}`,
-          portfolioId: id,
-          kind: 'field',
-          createdTime: Date.now(),
-          by: config?.username ?? '',
-          replicaId: config?.replicaId ?? '',
-          mutationId: pending.mutation.mutationId,
-          baseRevision: base?.revision ?? hub.revision,
-          fields: conflicts,
-          note:
-            `Changed here and on the hub since revision ${base?.revision ?? hub.revision}: ` +
+        const since = base?.revision ?? hub.revision;
+        const conflict = localConflict(
+          id,
+          config,
+          pending.mutation.mutationId,
+          since,
+          conflicts,
+          `Changed here and on the hub since revision ${since}: ` +
             `the hub's value is kept, this library's is shown as theirs (${fieldNames.join(', ')}).`,
-        };
+        );
         record.conflicts = [...(hub.conflicts ?? []), conflict];
       }
       // A hub conflict resolved here stays resolved while the resolve waits for the push.
@@ -799,20 +795,15 @@ export class Replica {
     const why = lost
       ? 'the hub lost the revision this library built on'
       : 'the hub is another library now';
-    const conflict: Conflict = {
-      conflictId: `local-${randomUUID()}`,
-      portfolioId: id,
-      kind: 'field',
-      createdTime: Date.now(),
-      by: config?.username ?? '',
-      replicaId: config?.replicaId ?? '',
-      mutationId: '',
-      baseRevision: 0,
-      fields: conflicts,
-      note:
-        `This library's record and the hub's share no revision (${why}): the hub's values ` +
+    const conflict = localConflict(
+      id,
+      config,
+      '',
+      0,
+      conflicts,
+      `This library's record and the hub's share no revision (${why}): the hub's values ` +
         `are kept, this library's are shown as theirs (${fieldNames.join(', ')}).`,
-    };
+    );
     const record: SyncRecord = { ...hub, conflicts: [...(hub.conflicts ?? []), conflict] };
     return {
       entry: {
@@ -1118,6 +1109,29 @@ function resolvedHere(base: BaseEntry, record: SyncRecord): string[] {
   return (base.snapshot?.conflicts ?? [])
     .map((conflict) => conflict.conflictId)
     .filter((id) => !here.has(id) && !id.startsWith('local-'));
+}
+
+/** A conflict this library found while merging a pulled record (the hub will find the same). */
+function localConflict(
+  portfolioId: string,
+  config: SyncConfig | undefined,
+  mutationId: string,
+  baseRevision: number,
+  fields: Conflict['fields'],
+  note: string,
+): Conflict {
+  return {
+    conflictId: `local-${randomUUID()}`,
+    portfolioId,
+    kind: 'field',
+    createdTime: Date.now(),
+    by: config?.username ?? '',
+    replicaId: config?.replicaId ?? '',
+    mutationId,
+    baseRevision,
+    fields,
+    note,
+  };
 }
 
 function deviceName(): string {
