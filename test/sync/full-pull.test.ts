@@ -1,14 +1,13 @@
 import { cp } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killRunningClis } from '../helpers/cli-process';
-import { startProxy, type Proxy } from './proxy';
+import { startPairBehindProxy, type Proxy } from './proxy';
 import {
   connect,
   contentOf,
   createPortfolio as create,
   editPortfolio as edit,
   removeDir,
-  startHubAndReplica,
   startNode,
   stopNode,
   syncNow,
@@ -29,10 +28,7 @@ describe('sync full pull with pending edits, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    ({ hub, replica } = await startHubAndReplica(dirs));
-    hubPort = Number(new URL(hub.url).port);
-    proxy = await startProxy(hub.url);
-    await connect(replica, hub, proxy.url);
+    ({ hub, replica, proxy, hubPort } = await startPairBehindProxy(dirs));
   }, 120_000);
   afterAll(async () => {
     await proxy.close();

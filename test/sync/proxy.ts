@@ -1,3 +1,4 @@
+import { connect, startHubAndReplica, type Node } from './two-process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -69,3 +70,16 @@ export const serverError = {
     details: [],
   },
 };
+
+/**
+ * A hub and a replica (see startHubAndReplica), the replica connected to the hub through a proxy
+ * in front of it, so that a test can make the hub's answers go wrong.
+ */
+export async function startPairBehindProxy(
+  dirs: string[],
+): Promise<{ hub: Node; replica: Node; proxy: Proxy; hubPort: number }> {
+  const { hub, replica } = await startHubAndReplica(dirs);
+  const proxy = await startProxy(hub.url);
+  await connect(replica, hub, proxy.url);
+  return { hub, replica, proxy, hubPort: Number(new URL(hub.url).port) };
+}

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killRunningClis } from '../helpers/cli-process';
-import { serverError, startProxy, type Proxy } from './proxy';
+import { serverError, startPairBehindProxy, type Proxy } from './proxy';
 import {
   connect,
   contentOf,
   removeDir,
-  startHubAndReplica,
   startNode,
   stopNode,
   syncNow,
@@ -26,10 +25,7 @@ describe('sync recovery, two processes', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    ({ hub, replica } = await startHubAndReplica(dirs));
-    hubPort = Number(new URL(hub.url).port);
-    proxy = await startProxy(hub.url);
-    await connect(replica, hub, proxy.url);
+    ({ hub, replica, proxy, hubPort } = await startPairBehindProxy(dirs));
   }, 120_000);
   afterAll(async () => {
     await proxy.close();

@@ -103,6 +103,15 @@ function ConflictItem({
   // `deleted` is no field of the portfolio: it says which side deleted it (delete conflicts).
   const fields = Object.entries(conflict.fields).filter(([field]) => field !== 'deleted');
   const served = fileIdsOf(detail);
+  /** One side's value of a field, as the history shows it (files as files). */
+  const shown = (field: string, value: unknown) => (
+    <RevisionValue
+      portfolioId={detail.portfolioId}
+      kind={kindOf(field)}
+      value={value as never}
+      servedFileIds={served}
+    />
+  );
   // A delete here against an edit elsewhere (theirs deleted), or an edit that brought back what
   // was deleted (the current side had deleted it): keeping the portfolio takes the other side.
   const deletedSide = conflict.fields.deleted?.current === true ? 'current' : 'theirs';
@@ -163,31 +172,11 @@ function ConflictItem({
                 <th scope="row">
                   {fieldLabel(field)}
                   <span className="conflict-base">
-                    Before both edits:{' '}
-                    <RevisionValue
-                      portfolioId={detail.portfolioId}
-                      kind={kindOf(field)}
-                      value={values.base as never}
-                      servedFileIds={served}
-                    />
+                    Before both edits: {shown(field, values.base)}
                   </span>
                 </th>
-                <td>
-                  <RevisionValue
-                    portfolioId={detail.portfolioId}
-                    kind={kindOf(field)}
-                    value={values.current as never}
-                    servedFileIds={served}
-                  />
-                </td>
-                <td>
-                  <RevisionValue
-                    portfolioId={detail.portfolioId}
-                    kind={kindOf(field)}
-                    value={values.theirs as never}
-                    servedFileIds={served}
-                  />
-                </td>
+                <td>{shown(field, values.current)}</td>
+                <td>{shown(field, values.theirs)}</td>
               </tr>
             ))}
           </tbody>
