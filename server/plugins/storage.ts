@@ -77,6 +77,9 @@ export default fp(
     });
     // Runs after the server stopped accepting requests: pending writes finish before exit.
     app.addHook('onClose', async () => store.close());
+    app.addHook('onListen', async () => {
+      app.log.debug({ ms: store.openTimings }, 'Opened the library');
+    });
     app.decorate('store', store);
     app.decorate('database', null);
     app.decorate('userRepository', new EmbeddedUserRepository(store));

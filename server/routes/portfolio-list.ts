@@ -99,10 +99,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
   // The repository answers lists from its one index (the embedded one keeps it in memory).
   const portfolios = app.portfolios;
   // After listening, so that building the search index never delays the first answers.
-  app.addHook('onListen', async () => {
-    if (app.store) app.log.debug({ ms: app.store.openTimings }, 'Opened the library');
-    portfolios.prepareListIndex?.();
-  });
+  app.addHook('onListen', async () => portfolios.prepareListIndex?.());
   const tokens = app.pageTokens;
   const cache = new ListPageCache(app.config.listCacheBytes);
   const serializerFor = serializers();

@@ -3,8 +3,8 @@ import type { Store } from './store';
 
 /**
  * The ids of live portfolios that hold an open sync conflict (DESIGN §10): built when the store
- * opens and kept in step through its change listener (rollbacks included), like the blob
- * references, so listing conflicts costs the conflicted few, never a read of every record.
+ * opens and kept in step through its change listener (rollbacks included), so listing conflicts
+ * costs the conflicted few, never a read of every record.
  */
 export class ConflictIndex {
   private readonly conflicted = new Set<string>();
