@@ -14,9 +14,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
@@ -52,12 +52,28 @@ const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 if (![1000, 10000, 100000].includes(SIZE)) throw new Error('--size must be 1000, 10000 or 100000');
 
+interface Latencies {
+  count: number;
+  p50: number;
+  p99: number;
+}
+
 interface Measurement {
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
   errors: number;
+  /** Latencies per HTTP method, when asked for (the 95/5 mix: its lists and its updates). */
+  byMethod?: Record<string, Latencies>;
+}
+
+/** p50 and p99 of latencies in ms (sorted in place). */
+function percentiles(latencies: number[]): Latencies {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(2));
+  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
 }
 
 interface PagingMeasurement {
@@ -137,11 +153,13 @@ async function load(
     /** A new request for every send (a different URL, or an update among lists). */
     each?: () => Request;
     seconds?: number;
+    /** Keep each method's latencies apart as well (`byMethod`). */
+    byMethod?: boolean;
   } = {},
 ): Promise<Measurement> {
   process.stdout.write(`  ${title} ... `);
   const each = options.each;
-  const result: Result = await autocannon({
+  const instance = autocannon({
     url,
     connections: CONNECTIONS,
     duration: options.seconds ?? DURATION,
@@ -165,13 +183,30 @@ async function load(
         ]
       : undefined,
   });
-  const measurement = {
+  const byMethod = new Map<string, number[]>();
+  if (options.byMethod)
+    // With one request in flight per connection, a response answers the request its client
+    // built last; the method is the first word of that request's bytes.
+    instance.on('response', (client: unknown, _status: number, _bytes: number, ms: number) => {
+      const sent = (client as { requestIterator: { currentRequest: { requestBuffer: Buffer } } })
+        .requestIterator.currentRequest.requestBuffer;
+      const method = sent.subarray(0, sent.indexOf(32)).toString();
+      let latencies = byMethod.get(method);
+      if (!latencies) byMethod.set(method, (latencies = []));
+      latencies.push(ms);
+    });
+  const result: Result = await instance;
+  const measurement: Measurement = {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
   };
+  if (options.byMethod)
+    measurement.byMethod = Object.fromEntries(
+      [...byMethod].map(([method, latencies]) => [method, percentiles(latencies)]),
+    );
   console.log(
     `${measurement.rps.toFixed(0)} req/s, p50 ${measurement.p50} ms, p99 ${measurement.p99} ms`,
   );
@@ -202,16 +237,14 @@ async function walkPages(
     url = next(body, url);
   }
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(2));
+  const { p50, p99 } = percentiles(latencies);
   const measurement = {
     pagesPerSecond: latencies.length / seconds,
     pages: latencies.length,
     items,
     seconds,
-    p50: at(0.5),
-    p99: at(0.99),
+    p50,
+    p99,
     reachedEnd: url === null,
   };
   console.log(
@@ -219,6 +252,83 @@ async function walkPages(
       `${measurement.pagesPerSecond.toFixed(0)} pages/s, p50 ${measurement.p50} ms`,
   );
   return measurement;
+}
+
+/**
+ * The ceiling for list answers of the sizes ours gives: `count` list URLs of the workload (a
+ * sequence of their own), each answered once by ours and recorded; then the same bytes served by
+ * a bare Fastify route (bench/replay-server.ts, same node flags) and ours on the same URLs, one
+ * after the other. Ours/floor is the share of a list's cost that is our own work.
+ */
+async function measureListFloor(
+  url: string,
+  headers: Record<string, string>,
+  records: PortfolioRecord[],
+  dir: string,
+  count = 400,
+) {
+  const pool = listWorkload(records, 42);
+  const requests = Array.from({ length: count }, () => pool.list());
+  const pairs: [string, string][] = [];
+  for (let start = 0; start < requests.length; start += 4)
+    await Promise.all(
+      requests.slice(start, start + 4).map(async (request) => {
+        const response = await fetch(url + request.path, { headers });
+        const body = await response.text();
+        if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
+        pairs.push([request.path, body]);
+      }),
+    );
+  const file = join(dir, 'list-answers.json');
+  await writeFile(file, JSON.stringify(pairs));
+  const nodeFlags = SERVE_COMMAND.filter((word) => word.startsWith('--'));
+  const { match, stop } = startProcess(
+    [...nodeFlags, '--import', 'tsx', 'bench/replay-server.ts', file],
+    {},
+    /LISTENING (\S+)/,
+  );
+  let next = 0;
+  const cycle = () => requests[next++ % requests.length]!;
+  let floor: Measurement;
+  try {
+    const replayUrl = (await match)[1]!;
+    await load('bare Fastify, same answers: warm-up, not counted', replayUrl, {
+      each: cycle,
+      seconds: 2,
+    });
+    floor = await load('the same list answers from a bare Fastify route (floor)', replayUrl, {
+      each: cycle,
+    });
+  } finally {
+    await stop();
+    await rm(file, { force: true });
+  }
+  const ours = await load('ours on the same list URLs', url, { headers, each: cycle });
+  const bytes = pairs.reduce((sum, [, body]) => sum + Buffer.byteLength(body), 0);
+  return { urls: count, meanBodyBytes: Math.round(bytes / pairs.length), floor, ours };
+}
+
+/**
+ * fdatasync latency of a small append on the disk of `dir`, the machine idle: the floor of any
+ * durable write's latency here (an update waits for one, shared with the updates beside it).
+ */
+async function fdatasyncLatency(dir: string, count = 200): Promise<Latencies> {
+  const file = join(dir, `fdatasync-probe-${randomBytes(4).toString('hex')}`);
+  const handle = await open(file, 'a');
+  const line = Buffer.alloc(256, 'x');
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      await handle.write(line);
+      await handle.datasync();
+      latencies.push(performance.now() - started);
+    }
+  } finally {
+    await handle.close();
+    await rm(file, { force: true });
+  }
+  return percentiles(latencies);
 }
 
 // ---------------------------------------------------------------- the run
@@ -375,6 +485,7 @@ async function measureOurs(
   const mixed = await load('95 % lists + 5 % updates', uncached.url, {
     headers,
     each: workload.mixed,
+    byMethod: true,
   });
   const search = await load('search (q), every URL new', uncached.url, {
     headers,
@@ -382,6 +493,11 @@ async function measureOurs(
   });
   const helloAfter = await load('Fastify hello-world (baseline, after)', helloServer.url);
   await helloServer.stop();
+  const listFloor = await measureListFloor(uncached.url, headers, records, dirname(dataDir));
+  const fdatasync = await fdatasyncLatency(dataDir);
+  console.log(
+    `  fdatasync of a 256-byte append, idle: p50 ${fdatasync.p50} ms, p99 ${fdatasync.p99} ms`,
+  );
   // Last: creates add thousands of portfolios.
   const update = await load('update', `${uncached.url}/api/v1/portfolio/${detailId}`, {
     method: 'PUT',
@@ -409,7 +525,9 @@ async function measureOurs(
     },
     list: listCached,
     listUncached,
+    listFloor,
     mixed,
+    fdatasync,
     search,
     paging,
     detail,
@@ -576,6 +694,12 @@ async function main(): Promise<void> {
       mixedVsHello: ratio(ours.mixed.rps, hello.rps),
       mixedVsListUncached: ratio(ours.mixed.rps, ours.listUncached.rps),
       mixedP99VsP50: ratio(ours.mixed.p99, ours.mixed.p50),
+      mixedListsP99VsP50: ratio(
+        ours.mixed.byMethod?.GET?.p99 ?? 0,
+        ours.mixed.byMethod?.GET?.p50 ?? null,
+      ),
+      listFloorVsHello: ratio(ours.listFloor.floor.rps, hello.rps),
+      listVsListFloor: ratio(ours.listFloor.ours.rps, ours.listFloor.floor.rps),
       searchVsHello: ratio(ours.search.rps, hello.rps),
       searchVsListUncached: ratio(ours.search.rps, ours.listUncached.rps),
       pagingVsJsonServer: ratio(ours.paging.pagesPerSecond, jsonServer.paging.pagesPerSecond),
@@ -729,6 +853,16 @@ async function main(): Promise<void> {
       `first request of each kind (ms): ${Object.entries(ours.coldStart.firstOfEachKindMs)
         .map(([kind, ms]) => `${kind} ${ms}`)
         .join('; ')}`,
+    );
+    const { GET: mixedLists, PUT: mixedUpdates } = ours.mixed.byMethod ?? {};
+    console.log(
+      `list floor: ${ours.listFloor.urls} list URLs' answers (${ours.listFloor.meanBodyBytes} bytes on average) from a bare Fastify route: ` +
+        `${fmt(ours.listFloor.floor.rps, 0)} req/s, ${fmt(ratios.listFloorVsHello)} of hello-world; ours on the same URLs ${fmt(ours.listFloor.ours.rps, 0)} req/s, ` +
+        `${fmt(ratios.listVsListFloor)} of that floor`,
+    );
+    console.log(
+      `95/5 mixed: lists p50/p99 ${mixedLists?.p50}/${mixedLists?.p99} ms (${fmt(ratios.mixedListsP99VsP50, 1)}), ` +
+        `updates ${mixedUpdates?.p50}/${mixedUpdates?.p99} ms; fdatasync idle p50/p99 ${ours.fdatasync.p50}/${ours.fdatasync.p99} ms`,
     );
     console.log(
       `95/5 mixed vs list: ${fmt(ratios.mixedVsListUncached)} (p99/p50 ${fmt(ratios.mixedP99VsP50, 1)}); ` +
