@@ -19,7 +19,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -70,6 +70,24 @@ async function call(url: string, session: string, method: string, path: string, 
 
 // ---------------------------------------------------------------- (a) upload
 
+/**
+ * The floor of a durable upload, for context beside the issue's floor (hash + metadata): the same
+ * work plus writing the bytes to a new file on the server's disk and fsyncing it, as any upload
+ * that is on disk before it is acknowledged must.
+ */
+async function durableFloor(bytes: Buffer, dir: string): Promise<void> {
+  await floor(bytes);
+  const path = join(dir, `durable-floor-${process.hrtime.bigint()}`);
+  const handle = await open(path, 'wx');
+  try {
+    await handle.write(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+    await rm(path, { force: true });
+  }
+}
+
 async function benchUpload(jpegs: Buffer[], work: string) {
   const rounds = jpegs.length / 2;
   const server = await startOurs(join(work, 'upload-data'));
@@ -96,7 +114,12 @@ async function benchUpload(jpegs: Buffer[], work: string) {
       session,
       bodies,
     });
-    const times = { floor: [] as number[], raw: [] as number[], multipart: [] as number[] };
+    const times = {
+      floor: [] as number[],
+      durableFloor: [] as number[],
+      raw: [] as number[],
+      multipart: [] as number[],
+    };
     for (let round = 0; round < rounds; round++) {
       // Interleaved, so all three see the same machine state.
       for (const [index, kind] of [
@@ -106,14 +129,19 @@ async function benchUpload(jpegs: Buffer[], work: string) {
         const t0 = performance.now();
         await floor(jpegs[index]!);
         const floorMs = performance.now() - t0;
+        const t1 = performance.now();
+        await durableFloor(jpegs[index]!, work);
+        const durableFloorMs = performance.now() - t1;
         const { status, ms } = await client.upload(index);
         if (status !== 200) throw new Error(`${kind} upload failed: ${status}`);
         if (round < WARMUP) continue;
         times.floor.push(floorMs);
+        times.durableFloor.push(durableFloorMs);
         times[kind].push(ms);
       }
     }
     const floorMs = median(times.floor);
+    const durableFloorMs = median(times.durableFloor);
     const rawMs = median(times.raw);
     const multipartMs = median(times.multipart);
     return {
@@ -124,6 +152,8 @@ async function benchUpload(jpegs: Buffer[], work: string) {
       multipartMedianMs: +multipartMs.toFixed(2),
       multipartP90Ms: +p90(times.multipart).toFixed(2),
       hashAndMetadataMedianMs: +floorMs.toFixed(2),
+      hashMetadataAndDurableWriteMedianMs: +durableFloorMs.toFixed(2),
+      rawVsDurableFloor: +(rawMs / durableFloorMs).toFixed(2),
       rawRatio: +(rawMs / floorMs).toFixed(2),
       multipartRatio: +(multipartMs / floorMs).toFixed(2),
       target: 1.5,
@@ -395,7 +425,8 @@ async function main() {
         `(a) upload of a ${(upload.bytes / 1024 / 1024).toFixed(1)} MB JPEG: raw ${upload.rawMedianMs} ms ` +
           `(p90 ${upload.rawP90Ms}), multipart ${upload.multipartMedianMs} ms (p90 ${upload.multipartP90Ms}); ` +
           `md5+sha256+sharp metadata alone ${upload.hashAndMetadataMedianMs} ms; raw ${upload.rawRatio}×, ` +
-          `multipart ${upload.multipartRatio}× (target raw ≤ 1.5×) ${upload.pass ? 'PASS' : 'FAIL'}`,
+          `multipart ${upload.multipartRatio}× (target raw ≤ 1.5×) ${upload.pass ? 'PASS' : 'FAIL'}; ` +
+          `against the same plus a write and fsync of the bytes (${upload.hashMetadataAndDurableWriteMedianMs} ms): raw ${upload.rawVsDurableFloor}×`,
       );
     }
     if (runs('initial')) {
