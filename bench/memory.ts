@@ -120,6 +120,15 @@ async function buildEveryIndex(url: string, headers: Record<string, string>) {
       });
 }
 
+/** bench/run.ts's create. */
+const CREATE_BODY = {
+  memberBarcode: 'M000001',
+  category: 'Interior',
+  projectTitle: 'Bench portfolio',
+  projectDetail: 'Created by the benchmark. '.repeat(10),
+  generalTag: ['bench'],
+};
+
 /** CPU time (user + system) the process has used, in ms: a cost per request that the load of
  * other processes on the machine changes far less than it changes throughput. */
 async function cpuMsOf(pid: number): Promise<number> {
@@ -163,7 +172,7 @@ async function load(
   pid: number,
   url: string,
   headers: Record<string, string>,
-  each: () => Request,
+  each: () => Omit<Request, 'method'> & { method: 'GET' | 'PUT' | 'POST' },
 ) {
   const cpuBefore = await cpuMsOf(pid);
   gc.take();
@@ -255,6 +264,12 @@ async function measure(variant: Variant, sessionId: string, snapshot?: string) {
       row.mixed = await load(gc, pid, server.url, headers, workload.mixed);
       row.search = await load(gc, pid, server.url, headers, workload.search);
       row.update = await load(gc, pid, server.url, headers, workload.update);
+      // Last, as in bench/run.ts: creates add thousands of portfolios.
+      row.create = await load(gc, pid, server.url, headers, () => ({
+        method: 'POST',
+        path: '/api/v1/portfolio',
+        body: JSON.stringify(CREATE_BODY),
+      }));
     }
     row.after = await memoryOf(pid);
     console.log(JSON.stringify(row));
