@@ -63,6 +63,13 @@ interface UndoEntry {
   prev: unknown;
 }
 
+/** What lowdb holds between snapshots: nothing of the records, which live in the maps. */
+const emptySnapshot = (journalSeq: number): SnapshotData => ({
+  version: SCHEMA_VERSION,
+  journalSeq,
+  collections: {},
+});
+
 const DEFAULT_COMPACT_MIN_BYTES = 8 * 1024 * 1024;
 const silentLog = { info() {}, warn() {}, error() {} };
 
@@ -193,6 +200,9 @@ export class Store {
         for (const key in records) map.set(key, records[key]);
       }
     });
+    // The maps hold every record now: the parsed collections, dictionaries of 100k keys (12 MB
+    // at 100k portfolios), are not kept for the next snapshot, which captures the maps.
+    this.snapshot.data = emptySnapshot(lastSeq);
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
@@ -322,7 +332,12 @@ export class Store {
       try {
         await this.journal.startSegment(seq + 1).finally(switched);
         this.snapshot.data = { version: SCHEMA_VERSION, journalSeq: seq, collections };
-        await this.snapshot.write();
+        try {
+          await this.snapshot.write();
+        } finally {
+          // Written (or not): the captured collections are not kept until the next snapshot.
+          this.snapshot.data = emptySnapshot(seq);
+        }
         // Keep the journal back to the oldest generation kept, so that falling back to any
         // generation (or, before there are enough, to an empty base) still replays to the present.
         const seqs = await this.snapshotFile.generationSeqs();
