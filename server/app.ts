@@ -13,7 +13,7 @@ import errorHandler from './plugins/error-handler';
 import loopbackHost from './plugins/loopback-host';
 import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
-import validation from './plugins/validation';
+import validation, { schemaCompilers } from './plugins/validation';
 import authRoutes from './routes/auth';
 import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
@@ -73,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Opening a large library (100k portfolios) on a busy machine took more than Fastify's
     // default 10 s, and the server then refused to start: a plugin may take as long as it needs.
     pluginTimeout: 0,
+    schemaController: { compilersFactory: schemaCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('config', config);
 

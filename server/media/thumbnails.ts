@@ -72,11 +72,11 @@ export class Thumbnails {
   }
 
   /** Startup: drops thumbnails of blobs no longer kept, and temp files of interrupted renders. */
-  async sweep(keep: (sha256: string) => boolean): Promise<number> {
+  async sweep(keep: (sha256: string) => boolean | Promise<boolean>): Promise<number> {
     let removed = 0;
     for (const name of await readdir(this.options.dir)) {
       const match = /^([0-9a-f]{64})-\d+\.webp$/.exec(name);
-      if (match && keep(match[1]!)) continue;
+      if (match && (await keep(match[1]!))) continue;
       await unlink(join(this.options.dir, name)).catch(() => {});
       removed++;
     }

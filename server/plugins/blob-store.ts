@@ -18,6 +18,8 @@ declare module 'fastify' {
 export { filesOf } from '../storage/blob-references';
 
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+/** The first pass after a start: once the start's first requests are answered. */
+const RETENTION_FIRST_PASS_MS = 60 * 1000;
 
 /**
  * The blob store and thumbnail cache under the data directory; sweeps crash leftovers at start.
@@ -47,8 +49,12 @@ export default fp(
     await thumbnails.init();
 
     const swept = await blobs.sweep();
-    const referenced = await app.portfolios.referencedBlobs();
-    const staleThumbnails = await thumbnails.sweep((sha) => referenced.has(sha));
+    // Read only when there are thumbnails to check: it walks every record (at 100k portfolios a
+    // twentieth of a second of every start, before the first request).
+    let referenced: Set<string> | undefined;
+    const staleThumbnails = await thumbnails.sweep(async (sha) =>
+      (referenced ??= await app.portfolios.referencedBlobs()).has(sha),
+    );
     if (swept.temp + swept.orphans + staleThumbnails > 0) {
       app.log.info(
         `Swept ${swept.orphans} unreferenced blob(s), ${swept.temp} partial upload(s) and ` +
@@ -70,7 +76,9 @@ export default fp(
       alwaysCollect: app.database !== null,
     });
     app.decorate('retention', retention);
-    app.addHook('onReady', async () => retention.start(RETENTION_INTERVAL_MS));
+    app.addHook('onReady', async () =>
+      retention.start(RETENTION_INTERVAL_MS, RETENTION_FIRST_PASS_MS),
+    );
     app.addHook('preClose', async () => retention.stop());
     app.addHook('onClose', async () => {
       blobs.forgetKept();

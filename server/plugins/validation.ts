@@ -1,8 +1,16 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { FastifyInstance } from 'fastify';
-import fastJsonStringify from 'fast-json-stringify';
+import type {
+  FastifyInstance,
+  FastifySchemaCompiler,
+  FastifySerializerCompiler,
+  FastifyServerOptions,
+} from 'fastify';
+import type fastJsonStringify from 'fast-json-stringify';
 import fp from 'fastify-plugin';
-import { createAjv } from '../validation/ajv';
+import { lazyRequire } from '../lazy-require';
+import { compiledOnFirstUse, sharedAjv } from '../validation/ajv';
+
+const loadFastJsonStringify = lazyRequire<typeof fastJsonStringify>('fast-json-stringify');
 
 /** The only spelling of an integer a query string may use: Ajv's coercion would also take
  *  `0x10`, `1e3`, `2.56e2`, ` 12` or `+5`, since it converts with Number(). */
@@ -47,31 +55,65 @@ export function withStrictIntegers(schema: unknown, validate: ValidateFunction):
   return strict;
 }
 
-/**
- * Bodies are validated without type coercion ("true" is not a boolean); query strings and
- * headers arrive as text and are coerced.
- */
-export default fp(
-  async function validation(app: FastifyInstance) {
-    const strict = createAjv(false);
-    const coercing = createAjv(true);
-    app.setValidatorCompiler(({ schema, httpPart }) => {
-      if (httpPart === 'body' || httpPart === 'params') return strict.compile(schema);
-      const validate = coercing.compile(schema);
+type Serialize = (data: unknown) => string;
+
+function validatorCompiler(): FastifySchemaCompiler<unknown> {
+  return ({ schema, httpPart }) =>
+    compiledOnFirstUse(() => {
+      if (httpPart === 'body' || httpPart === 'params')
+        return sharedAjv(false).compile(schema as object);
+      const validate = sharedAjv(true).compile(schema as object);
       return httpPart === 'querystring' ? withStrictIntegers(schema, validate) : validate;
     });
-    // Response serializers are compiled once per schema object, not once per route and status:
-    // every route's error statuses share one ErrorBody schema, and compiling it for each of them
-    // was most of the serializer work at start.
-    const serializers = new WeakMap<object, (data: unknown) => string>();
-    app.setSerializerCompiler(({ schema }) => {
-      let serialize = serializers.get(schema);
-      if (serialize === undefined) {
-        serialize = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]);
-        serializers.set(schema, serialize);
+}
+
+function serializerCompiler(): FastifySerializerCompiler<unknown> {
+  // Compiled once per schema object, not once per route and status: every route's error statuses
+  // share one ErrorBody schema, and compiling it for each of them was most of this work.
+  const serializers = new WeakMap<object, Serialize>();
+  return ({ schema }) => {
+    let compiled: Serialize | undefined;
+    return (data: unknown) => {
+      if (compiled === undefined) {
+        compiled = serializers.get(schema as object);
+        if (compiled === undefined) {
+          compiled = loadFastJsonStringify()(schema as Parameters<typeof fastJsonStringify>[0]);
+          serializers.set(schema as object, compiled);
+        }
       }
-      return serialize;
-    });
+      return compiled(data);
+    };
+  };
+}
+
+type CompilersFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>;
+
+/**
+ * The schema compilers of the app, set by the plugin below, and given to Fastify as its
+ * `schemaController.compilersFactory` too, only so that Fastify does not load its default ones
+ * (Ajv and fast-json-stringify, at every start). Bodies and path parameters are validated
+ * without type coercion ("true" is not a boolean); query strings and headers arrive as text and
+ * are coerced.
+ *
+ * Every validator and serializer is compiled when a request first needs it, not when its route
+ * is registered: compiling all of them made a fifth of every start's CPU, at 100k portfolios a
+ * tenth of the time to the first list. A schema that would not compile therefore fails at its
+ * first request (500) rather than at start; the tests send every route's requests.
+ */
+// (Fastify types these factories after its default compilers' options; ours take none.)
+export const schemaCompilers = {
+  buildValidator: validatorCompiler,
+  buildSerializer: serializerCompiler,
+} as unknown as CompilersFactory;
+
+/** How requests are validated and parsed, and answers serialized. */
+export default fp(
+  async function validation(app: FastifyInstance) {
+    // Set here, and not only given to Fastify: routes read `app.validatorCompiler` as they register.
+    app.setValidatorCompiler(validatorCompiler());
+    app.setSerializerCompiler(serializerCompiler());
     // Bodies are JSON (or multipart uploads). Fastify's built-in text/plain parser would pass a
     // plain-text body on to schema validation (a 400) instead of refusing its type with 415.
     app.removeContentTypeParser('text/plain');

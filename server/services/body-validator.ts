@@ -1,17 +1,15 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ApiError } from '../errors';
-import { createAjv, validationDetails } from '../validation/ajv';
-
-/** The strict instance Fastify validates JSON bodies with: the same rules, the same messages. */
-const ajv = createAjv(false);
+import { compiledOnFirstUse, sharedAjv, validationDetails } from '../validation/ajv';
 
 /**
- * A validator for one request body, compiled once from its shared schema. Services call it only
+ * A validator for one request body, compiled from its shared schema on first use, by the strict
+ * Ajv instance Fastify validates JSON bodies with (the same rules, the same messages). Services call it only
  * after they checked role and category, so a caller who may not make the change never learns the
  * schema (DESIGN §13). A failure is the one error shape: VALIDATION_FAILED naming each field.
  */
 export function bodyValidator<T extends TSchema>(schema: T): (body: unknown) => Static<T> {
-  const validate = ajv.compile(schema);
+  const validate = compiledOnFirstUse(() => sharedAjv(false).compile(schema));
   return (body) => {
     if (validate(body)) return body as Static<T>;
     const details = validationDetails(validate.errors ?? [], 'body');

@@ -72,9 +72,9 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
   private readonly index: PortfolioIndex;
   private feedIndex: SeqIndex<Change> | null = null;
   private readonly trashBySeq: SeqIndex<string>;
-  private readonly history: RevisionIndex;
+  private revisionIndex: RevisionIndex | null = null;
   private blobReferences: BlobReferences | null = null;
-  private readonly conflicted: ConflictIndex;
+  private conflictIndex: ConflictIndex | null = null;
   private readonly keepHistory: boolean;
   /** The newest seq known durable; the feed stops there. */
   private durableSeq: number;
@@ -91,15 +91,14 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
       () => new PortfolioIndex(store.collection<PortfolioRecord>('portfolios'), store),
     );
     this.trashBySeq = new SeqIndex<string>(store, { trash: (portfolioId) => portfolioId });
-    this.history = store.timeOpening('revisionIndex', () => new RevisionIndex(store));
-    this.conflicted = store.timeOpening('conflictIndex', () => new ConflictIndex(store));
   }
 
   /**
-   * The collapsed change feed and the blob reference counts are made on first use (a sync
-   * client, an upload, a retention pass that removed something), not at start: at 100k
-   * portfolios they took a fifth of a second of opening, before the first list. Each is built
-   * from the store as it is then and follows its changes from there, so a late start is exact.
+   * The collapsed change feed, the blob reference counts, the kept revisions of each portfolio
+   * and the conflicted portfolios are made on first use (a sync client, an upload, a history
+   * request or a retention pass, a conflict listing), not at start: at 100k portfolios they took
+   * a quarter of a second of opening, before the first list. Each is built from the store as it
+   * is then and follows its changes from there, so a late start is exact.
    */
   private get feed(): SeqIndex<Change> {
     return (this.feedIndex ??= new SeqIndex<Change>(this.store, {
@@ -117,6 +116,14 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
 
   private get blobs(): BlobReferences {
     return (this.blobReferences ??= new BlobReferences(this.store));
+  }
+
+  private get history(): RevisionIndex {
+    return (this.revisionIndex ??= new RevisionIndex(this.store));
+  }
+
+  private get conflicted(): ConflictIndex {
+    return (this.conflictIndex ??= new ConflictIndex(this.store));
   }
 
   /** Opens the repository over an open store; a new library gets its id here. */

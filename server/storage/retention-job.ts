@@ -44,14 +44,22 @@ export class RetentionJob {
     return this.running;
   }
 
-  /** A pass now, then one every `intervalMs`; the timer never keeps the process alive. */
-  start(intervalMs: number): void {
+  /**
+   * A first pass `firstAfterMs` from now, then one every `intervalMs`; the timers never keep the
+   * process alive. Not at once: a pass walks every portfolio's kept revisions, and at start it
+   * would be in the way of the first requests (at 100k portfolios it ran before the server
+   * listened).
+   */
+  start(intervalMs: number, firstAfterMs: number): void {
     const runLogged = () =>
       void this.run().catch((error: unknown) =>
         this.options.log.error({ err: error }, 'History and trash retention failed'),
       );
-    runLogged();
-    this.timer = setInterval(runLogged, intervalMs);
+    this.timer = setTimeout(() => {
+      runLogged();
+      this.timer = setInterval(runLogged, intervalMs);
+      this.timer.unref();
+    }, firstAfterMs);
     this.timer.unref();
   }
 
