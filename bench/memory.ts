@@ -1,6 +1,7 @@
 /**
  * npx tsx bench/memory.ts --data-dir DIR [--size 100000] [--semi 64,32,16] [--rounds 2]
  *                         [--seconds 5] [--snapshot FILE] [--no-load]
+ *                         [--loads list,mixed,search,update,create]
  *                         [--variants label=path/to/cli.js:semi,...]
  *
  * Where the server's memory goes at scale, measured the way bench/run.ts does (VmRSS and VmHWM of
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '5' },
     snapshot: { type: 'string' },
     'no-load': { type: 'boolean', default: false },
+    loads: { type: 'string', default: 'list,mixed,search,update,create' },
   },
 });
 const dataDir = args['data-dir'];
@@ -260,16 +262,20 @@ async function measure(variant: Variant, sessionId: string, snapshot?: string) {
     const row: Record<string, unknown> = { variant: variant.label, firstListMs, idle, built };
     if (!args['no-load']) {
       const workload = listWorkload(records);
-      row.list = await load(gc, pid, server.url, headers, workload.list);
-      row.mixed = await load(gc, pid, server.url, headers, workload.mixed);
-      row.search = await load(gc, pid, server.url, headers, workload.search);
-      row.update = await load(gc, pid, server.url, headers, workload.update);
-      // Last, as in bench/run.ts: creates add thousands of portfolios.
-      row.create = await load(gc, pid, server.url, headers, () => ({
-        method: 'POST',
-        path: '/api/v1/portfolio',
-        body: JSON.stringify(CREATE_BODY),
-      }));
+      const loads = {
+        list: workload.list,
+        mixed: workload.mixed,
+        search: workload.search,
+        update: workload.update,
+        // Last, as in bench/run.ts: creates add thousands of portfolios.
+        create: () => ({
+          method: 'POST' as const,
+          path: '/api/v1/portfolio',
+          body: JSON.stringify(CREATE_BODY),
+        }),
+      };
+      for (const name of args.loads.split(','))
+        row[name] = await load(gc, pid, server.url, headers, loads[name as keyof typeof loads]);
     }
     row.after = await memoryOf(pid);
     console.log(JSON.stringify(row));
