@@ -9,8 +9,9 @@
  *   npx tsx bench/cold-start.ts --cli out/server-before/cli.js --cli out/server/cli.js
  *   npx tsx bench/cold-start.ts --empty        # listening time with a new, empty data directory
  *
- * Builds nothing: run `npm run build:server` first (the `--cli` files must lie inside the project,
- * so that their packages resolve from its node_modules).
+ * Builds nothing: run `npm run build:server` first. For a "before", build the older code and copy
+ * out/server to out/server-before: the `--cli` files must lie inside the project, so that their
+ * packages resolve from its node_modules.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CACHED_LIST_PATH } from './list-workload';
 import { makePortfolios, seedDataDir } from './seed';
-import { ROOT, SERVE_COMMAND, signIn, startProcess } from './server-process';
+import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
 const { values } = parseArgs({
   options: {
@@ -36,19 +37,19 @@ const CLIS = values.cli?.length ? values.cli : [DEFAULT_CLI];
 const FLAGS = SERVE_COMMAND.slice(0, SERVE_COMMAND.indexOf(DEFAULT_CLI));
 const ARGS = SERVE_COMMAND.slice(SERVE_COMMAND.indexOf(DEFAULT_CLI) + 1);
 const ENV = {
-  PORTFOLIO_ADMIN_USERNAME: 'bench',
-  PORTFOLIO_ADMIN_PASSWORD: 'bench-password-1',
+  PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
+  PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
   PORTFOLIO_LOG_LEVEL: 'warn',
 };
 
 function start(cli: string, dataDir: string) {
   const started = performance.now();
-  const process = startProcess(
+  const server = startProcess(
     [...FLAGS, resolve(ROOT, cli), ...ARGS, '--port', '0', '--data-dir', dataDir],
     ENV,
     /API: +(http:\/\/\S+)\/api\/v1/,
   );
-  return { ...process, started };
+  return { ...server, started };
 }
 
 /** CPU time (user + system, every thread) the process has used so far, in ms. */
