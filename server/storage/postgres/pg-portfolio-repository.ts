@@ -118,9 +118,9 @@ export class PgPortfolioRepository implements PortfolioRepository {
 
   async query(request: ListRequest): Promise<ListPage> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
-    const { text, values, counted } = listStatement(request, this.totals.use(key));
+    const { text, values, counted, items } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
-    const page = listPage(rows, request);
+    const page = listPage(rows, request, items);
     if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
   }
