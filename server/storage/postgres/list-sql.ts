@@ -353,7 +353,7 @@ const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_CO
  * only when that branch is taken). `counted` says which: only a counted total is worth caching.
  */
 export function listStatement(
-  request: ListRequest,
+  request: ListRequest<ListedKey>,
   known: KnownTotal | undefined,
 ): { text: string; values: unknown[]; counted: boolean; items: ListItems } {
   const order = sqlOrder(request);
@@ -411,22 +411,25 @@ export interface ListRow {
   [key: string]: unknown;
 }
 
-function itemOf(row: ListRow, items: ListItems): PortfolioRecord {
+/** A listed item: at least the keys asked for, its id and the keys its cursor is made of. */
+type ListedItem<K extends ListedKey> = Pick<PortfolioRecord, K | OrderKey | 'portfolioId'>;
+
+function itemOf<K extends ListedKey>(row: ListRow, items: ListItems): ListedItem<K> {
   if (items === 'record') return row.record!;
   const item: Record<string, unknown> = {};
   for (const key of items)
     item[key] = key === 'projectTitle' ? textOfKey(row[key] as Buffer) : row[key];
-  // Only the keys asked for are read from an item (ListRequest.fields).
-  return item as unknown as PortfolioRecord;
+  // itemKeys chose the keys: those asked for, the id and the order's (see ListedItem).
+  return item as ListedItem<K>;
 }
 
-export function listPage(
+export function listPage<K extends ListedKey>(
   rows: readonly ListRow[],
-  request: ListRequest,
+  request: ListRequest<K>,
   items: ListItems,
-): ListPage {
+): ListPage<K> {
   const matches = rows.filter((row) => row.portfolioId !== null);
-  const page = matches.slice(0, request.limit).map((row) => itemOf(row, items));
+  const page = matches.slice(0, request.limit).map((row) => itemOf<K>(row, items));
   const last = page.at(-1);
   return {
     items: page,

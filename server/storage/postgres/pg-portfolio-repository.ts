@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { PortfolioRecord } from '../../../shared';
-import type { ListPage, ListRequest } from '../../repositories/portfolio-index';
+import type { ListedKey, ListPage, ListRequest } from '../../repositories/portfolio-index';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -116,7 +116,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
     return rows.map((row) => row.record).filter((record) => (record.conflicts?.length ?? 0) > 0);
   }
 
-  async query(request: ListRequest): Promise<ListPage> {
+  async query<K extends ListedKey = ListedKey>(request: ListRequest<K>): Promise<ListPage<K>> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
     const { text, values, counted, items } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
