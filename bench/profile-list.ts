@@ -2,6 +2,8 @@
  * npx tsx bench/profile-list.ts [--size N] [--kind list|search|mixed] [--seconds s]
  * Profiles the built server (node --cpu-prof) under one kind of the list workload, answer cache
  * off, and prints the functions with the most self time. Not part of `npm run bench`.
+ * With `--database postgres://…/db` the server runs on that database, which must already hold
+ * the bench's portfolios of `--size` (bench/seed.ts seedPostgres).
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,14 +28,18 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '5' },
     'no-build': { type: 'boolean', default: false },
     sequence: { type: 'string' },
+    database: { type: 'string' },
   },
 });
 if (!args['no-build']) buildServer();
 const tmp = await mkdtemp(join(tmpdir(), 'portfolio-profile-'));
 const records = makePortfolios(Number(args.size));
 const dataDir = join(tmp, 'data');
-await seedDataDir(dataDir, records);
-const warm = await startOurs(dataDir);
+const onDatabase: Record<string, string> = args.database
+  ? { PORTFOLIO_DATABASE_URL: args.database }
+  : {};
+if (!args.database) await seedDataDir(dataDir, records);
+const warm = await startOurs(dataDir, onDatabase);
 const sessionId = await signIn(warm.url);
 await warm.stop();
 const profDir = join(tmp, 'prof');
@@ -44,6 +50,7 @@ const { child, match, stop } = startProcess(
     PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
     PORTFOLIO_LOG_LEVEL: 'warn',
     PORTFOLIO_LIST_CACHE_MB: '0',
+    ...onDatabase,
   },
   /API: +(http:\/\/\S+)\/api\/v1/,
 );

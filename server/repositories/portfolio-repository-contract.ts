@@ -12,7 +12,7 @@
  * - Records handed out are immutable snapshots; a change stores a new object.
  */
 import type { PortfolioRecord } from '../../shared';
-import type { ListPage, ListRequest } from './portfolio-index';
+import type { ListedKey, ListPage, ListRequest } from './portfolio-index';
 
 /** A portfolio as stored: the record plus who made and last changed it, and its change `seq`. */
 export interface StoredPortfolio extends PortfolioRecord {
@@ -166,8 +166,11 @@ export interface PortfolioRepository {
 
   get(portfolioId: string): Promise<StoredPortfolio | undefined>;
 
-  /** The list (DESIGN §4): one page of live portfolios, with the total of matches. */
-  query(request: ListRequest): Promise<ListPage>;
+  /**
+   * The list (DESIGN §4): one page of live portfolios, with the total of matches. With
+   * `request.fields`, each item may hold only those keys (the rest need not be read or sent).
+   */
+  query<K extends ListedKey = ListedKey>(request: ListRequest<K>): Promise<ListPage<K>>;
 
   /**
    * Optional. A number that changes with every change to a live portfolio, read synchronously:

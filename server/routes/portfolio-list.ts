@@ -29,6 +29,7 @@ import { InlineData, sendWithInlineData } from '../http/inline-data-response';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
+import type { ListedKey } from '../repositories/portfolio-index';
 import { Lru } from '../repositories/lru';
 
 type Item = Record<string, unknown>;
@@ -147,7 +148,13 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       );
       const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
-      const page = await portfolios.query({ ...scope, after, limit: pageSizeOf(query.pageSize) });
+      const page = await portfolios.query({
+        ...scope,
+        after,
+        limit: pageSizeOf(query.pageSize),
+        // Every list key but `cover` is the record's key of the same name (see itemsOf).
+        fields: Object.keys(fields) as ListedKey[],
+      });
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
       const json = serializerFor(

@@ -1,6 +1,12 @@
 import type { FilterKey, OrderKey, PortfolioRecord } from '../../../shared';
 import { RELEVANCE, type OrderTerm } from '../../domain/list-query';
-import type { Cursor, ListPage, ListRequest, SortValue } from '../../repositories/portfolio-index';
+import type {
+  Cursor,
+  ListedKey,
+  ListPage,
+  ListRequest,
+  SortValue,
+} from '../../repositories/portfolio-index';
 import { scoreExpression, searchCondition } from './search-sql';
 
 /**
@@ -43,8 +49,63 @@ const SORT_COLUMNS: Record<SqlOrderKey, string> = {
   category: 'category_key',
 };
 
+/** The text a sort key was made of (utf16Key of textSortValue): what follows the NUL. */
+export function textOfKey(key: Buffer): string {
+  const text = key.swap16().toString('utf16le');
+  return text.slice(text.indexOf('\u0000') + 1);
+}
+
+/**
+ * The record keys a list item can be read from a row's typed columns (liveColumns) instead of
+ * its JSON record, and how: the title from its sort key (stored text holds no NUL, so the text
+ * is what follows the first one). Reading a key out of the JSON in SQL would cost the database
+ * more than sending the whole record does (it parses the JSON: about 20 µs a row).
+ */
+const ITEM_COLUMNS: { readonly [K in ListedKey]?: string } = {
+  portfolioId: 'portfolio_id',
+  revision: 'revision',
+  createdTime: 'created_time',
+  modifiedTime: 'modified_time',
+  projectTitle: 'title_key',
+  category: 'category',
+  memberBarcode: 'member_barcode',
+  readyToBuy: 'ready_to_buy',
+  staffPick: 'staff_pick',
+  published: 'published',
+  active: 'active',
+  relativeCategory: 'relative_category',
+  certificateByOrg: 'certificate_by_org',
+};
+
+/** The record key each order key's cursor value is made from. */
+const ORDER_RECORD_KEYS: Record<OrderKey, ListedKey> = {
+  createdTime: 'createdTime',
+  modifiedTime: 'modifiedTime',
+  staffPick: 'staffPick',
+  projectTitle: 'projectTitle',
+  category: 'category',
+};
+
+/**
+ * The keys a page's items are read with from their columns: those the request asks for, the id,
+ * and those its cursor is made of. Null when the request wants whole records, or a key that has
+ * no column of its own: then the JSON record is sent as stored.
+ */
+function itemKeys(request: ListRequest): ListedKey[] | null {
+  if (!request.fields) return null;
+  const keys = new Set<ListedKey>(['portfolioId', ...request.fields]);
+  for (const term of request.order)
+    if (term.key !== RELEVANCE) keys.add(ORDER_RECORD_KEYS[term.key]);
+  for (const key of keys) if (ITEM_COLUMNS[key] === undefined) return null;
+  return [...keys];
+}
+
 /** The cursor value of a row under `key`: what the embedded index makes for it. */
-function sortValue(record: PortfolioRecord, score: number | null, key: SqlOrderKey): SortValue {
+function sortValue(
+  record: Pick<PortfolioRecord, OrderKey>,
+  score: number | null,
+  key: SqlOrderKey,
+): SortValue {
   switch (key) {
     case 'relevance':
       return score!;
@@ -85,7 +146,7 @@ function sqlOrder(request: ListRequest): readonly SqlOrderTerm[] {
 }
 
 export const cursorOf = (
-  record: PortfolioRecord,
+  record: Pick<PortfolioRecord, OrderKey | 'portfolioId'>,
   score: number | null,
   order: readonly SqlOrderTerm[],
 ): Cursor => ({
@@ -292,9 +353,9 @@ const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_CO
  * only when that branch is taken). `counted` says which: only a counted total is worth caching.
  */
 export function listStatement(
-  request: ListRequest,
+  request: ListRequest<ListedKey>,
   known: KnownTotal | undefined,
-): { text: string; values: unknown[]; counted: boolean } {
+): { text: string; values: unknown[]; counted: boolean; items: ListItems } {
   const order = sqlOrder(request);
   const walked = walkedTerms(request, order);
   const p = new Parameters();
@@ -312,39 +373,70 @@ export function listStatement(
     kept ??
     `CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
         ELSE (SELECT count(*) FROM portfolios WHERE ${whereClause(request, p, true)}) END`;
+  const keys = itemKeys(request);
+  // Whole records, or each key as a column named like the key (see ITEM_COLUMNS).
+  const columns = keys
+    ? keys.map((key) => `${ITEM_COLUMNS[key]!} AS "${key}"`)
+    : ['record', 'portfolio_id AS "portfolioId"'];
+  const outer = (keys ?? ['record', 'portfolioId']).map((name) => `page."${name}"`);
   const text = `
     SELECT library.seq, ${total} AS total,
-      page.record, ${scored === 'portfolios' ? 'NULL::float8' : 'page.score'} AS score
+      ${outer.join(', ')}, ${scored === 'portfolios' ? 'NULL::float8' : 'page.score'} AS score
     FROM library
     LEFT JOIN LATERAL (
-      SELECT record, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
+      SELECT ${columns.join(', ')}, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
       FROM ${scored}
       WHERE ${where}${after}
       ORDER BY ${orderClause(walked)}
       LIMIT ${limit}
     ) page ON true
     ORDER BY ${orderClause(walked, 'page.')}`;
-  return { text, values: p.values, counted: kept === null };
+  return { text, values: p.values, counted: kept === null, items: keys ?? 'record' };
 }
 
+/** How a statement's rows hold their items: whole records, or these keys as columns. */
+export type ListItems = 'record' | readonly ListedKey[];
+
+/**
+ * A row of listStatement: the library's seq and the total on every row, then a match (its id
+ * null when nothing matched), as its `record` or as its keys (see ListItems).
+ */
 export interface ListRow {
   seq: number;
   total: number;
-  record: PortfolioRecord | null;
+  portfolioId: string | null;
+  record?: PortfolioRecord;
   /** The relevance of the row under a relevance order; null otherwise. */
   score: number | null;
+  [key: string]: unknown;
 }
 
-export function listPage(rows: readonly ListRow[], request: ListRequest): ListPage {
-  const matches = rows.filter((row) => row.record !== null);
-  const page = matches.slice(0, request.limit);
+/** A listed item: at least the keys asked for, its id and the keys its cursor is made of. */
+type ListedItem<K extends ListedKey> = Pick<PortfolioRecord, K | OrderKey | 'portfolioId'>;
+
+function itemOf<K extends ListedKey>(row: ListRow, items: ListItems): ListedItem<K> {
+  if (items === 'record') return row.record!;
+  const item: Record<string, unknown> = {};
+  for (const key of items)
+    item[key] = key === 'projectTitle' ? textOfKey(row[key] as Buffer) : row[key];
+  // itemKeys chose the keys: those asked for, the id and the order's (see ListedItem).
+  return item as ListedItem<K>;
+}
+
+export function listPage<K extends ListedKey>(
+  rows: readonly ListRow[],
+  request: ListRequest<K>,
+  items: ListItems,
+): ListPage<K> {
+  const matches = rows.filter((row) => row.portfolioId !== null);
+  const page = matches.slice(0, request.limit).map((row) => itemOf<K>(row, items));
   const last = page.at(-1);
   return {
-    items: page.map((row) => row.record!),
+    items: page,
     total: rows[0]?.total ?? 0,
     next:
       matches.length > request.limit && last
-        ? cursorOf(last.record!, last.score, sqlOrder(request))
+        ? cursorOf(last, matches[page.length - 1]!.score, sqlOrder(request))
         : null,
   };
 }

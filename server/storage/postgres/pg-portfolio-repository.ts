@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { PortfolioRecord } from '../../../shared';
-import type { ListPage, ListRequest } from '../../repositories/portfolio-index';
+import type { ListedKey, ListPage, ListRequest } from '../../repositories/portfolio-index';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -116,11 +116,11 @@ export class PgPortfolioRepository implements PortfolioRepository {
     return rows.map((row) => row.record).filter((record) => (record.conflicts?.length ?? 0) > 0);
   }
 
-  async query(request: ListRequest): Promise<ListPage> {
+  async query<K extends ListedKey = ListedKey>(request: ListRequest<K>): Promise<ListPage<K>> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
-    const { text, values, counted } = listStatement(request, this.totals.use(key));
+    const { text, values, counted, items } = listStatement(request, this.totals.use(key));
     const { rows } = await this.pool.query<ListRow>(text, values);
-    const page = listPage(rows, request);
+    const page = listPage(rows, request, items);
     if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
   }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PortfolioRecord, StoredFile } from '../../../shared';
-import { listScope } from '../../../server/domain/list-query';
+import { listScope, type Cursor, type ListScope } from '../../../server/domain/list-query';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -174,6 +174,98 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         expect((await search(['creme', 'cafe'])).items.map((item) => item.portfolioId)).toEqual([
           'e',
         ]);
+      });
+    });
+
+    describe('list with a fields hint', () => {
+      type Key = keyof PortfolioRecord;
+      /** Every page of a query, with or without `fields`. */
+      async function pages(scope: ListScope, limit: number, fields?: readonly Key[]) {
+        const found: Array<Awaited<ReturnType<PortfolioRepository['query']>>> = [];
+        let after: Cursor | null = null;
+        do {
+          const page: (typeof found)[number] = await repo.query({ ...scope, after, limit, fields });
+          found.push(page);
+          after = page.next;
+        } while (after && found.length < 100);
+        return found;
+      }
+
+      it('answers the asked keys with the same items, order, totals and cursors as whole records', async () => {
+        await start();
+        // Titles and categories whose sort keys are unusual (case, accents, outside the BMP,
+        // ties), array values that need quoting, and a cover (a key held only in the record).
+        const titles = ['apple', 'Apple', 'Äpfel', '😀 smile', 'zebra', 'apple', 'back\\slash "q"'];
+        const tags = [['red', 'a,b'], [], ['NULL', '{x}'], ['red'], ['"quoted"', 'back\\slash']];
+        for (const [index, title] of titles.entries()) {
+          await repo.insert(
+            record(`p${index}`, {
+              projectTitle: title,
+              category: index % 3 === 0 ? 'Zoo' : index % 3 === 1 ? 'Äpfel' : '😀',
+              memberBarcode: `M${index % 2}`,
+              staffPick: index % 2 === 0,
+              published: index !== 3,
+              createdTime: clock - (index % 3) * 1000,
+              relativeCategory: tags[index % tags.length]!,
+              certificateByOrg: tags[(index + 1) % tags.length]!,
+              readyToBuy: index % 2 ? 'yes' : '',
+              cover: index % 2 ? file(sha(String(index))) : null,
+            }),
+            meta('ann', 'create'),
+          );
+        }
+        const scopes: ListScope[] = [
+          listAll,
+          listScope([{ key: 'projectTitle', descending: true }], new Map(), false),
+          listScope(
+            [
+              { key: 'category', descending: false },
+              { key: 'projectTitle', descending: false },
+            ],
+            new Map([['category', ['Zoo']]]),
+            false,
+          ),
+          listScope(
+            [
+              { key: 'staffPick', descending: true },
+              { key: 'modifiedTime', descending: true },
+            ],
+            new Map([['memberBarcode', ['M0', 'M1']]]),
+            true,
+          ),
+          listScope(
+            [{ key: 'category', descending: true }],
+            new Map([['staffPick', ['true']]]),
+            false,
+          ),
+          listScope([{ key: 'relevance', descending: true }], new Map(), false, ['app']),
+        ];
+        const selections: Array<readonly Key[]> = [
+          ['portfolioId'],
+          ['portfolioId', 'projectTitle', 'createdTime'],
+          ['category', 'memberBarcode', 'staffPick', 'published', 'active', 'revision'],
+          ['relativeCategory', 'certificateByOrg', 'readyToBuy', 'modifiedTime'],
+          ['projectTitle', 'cover'],
+        ];
+        for (const scope of scopes) {
+          for (const limit of [2, 100]) {
+            const whole = await pages(scope, limit);
+            expect(whole[0]!.total).toBeGreaterThan(0);
+            for (const fields of selections) {
+              const context = `${scope.orderKey} ${scope.filterKey} ${limit} ${fields.join()}`;
+              const narrow = await pages(scope, limit, fields);
+              expect(narrow.length, context).toBe(whole.length);
+              for (const [at, page] of whole.entries()) {
+                const got = narrow[at]!;
+                expect(got.total, context).toBe(page.total);
+                expect(got.next, context).toEqual(page.next);
+                const pick = (item: Partial<PortfolioRecord>) =>
+                  Object.fromEntries(fields.map((key) => [key, item[key]]));
+                expect(got.items.map(pick), context).toEqual(page.items.map(pick));
+              }
+            }
+          }
+        }
       });
     });
 
