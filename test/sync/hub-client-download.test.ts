@@ -43,7 +43,8 @@ describe('downloading a blob from the hub', () => {
   it('writes the whole blob and answers its hash and size', async () => {
     const path = join(work, 'fresh');
     let counted = 0;
-    const got = await client.getBlob(sha256, path, (n) => (counted += n));
+    const { durable, ...got } = await client.getBlob(sha256, path, (n) => (counted += n));
+    await durable;
     expect(got).toEqual({ bytes: blob.length, sha256 });
     expect(counted).toBe(blob.length);
     expect((await readFile(path)).equals(blob)).toBe(true);
@@ -53,7 +54,8 @@ describe('downloading a blob from the hub', () => {
     const path = join(work, 'half');
     const half = Math.floor(blob.length / 2);
     await writeFile(path, blob.subarray(0, half));
-    const got = await client.getBlob(sha256, path, () => {});
+    const { durable, ...got } = await client.getBlob(sha256, path, () => {});
+    await durable;
     expect(got).toEqual({ bytes: blob.length - half, sha256 });
     expect((await readFile(path)).equals(blob)).toBe(true);
   });
@@ -61,7 +63,9 @@ describe('downloading a blob from the hub', () => {
   it('finds a file that is whole already and sends nothing more', async () => {
     const path = join(work, 'whole');
     await writeFile(path, blob);
-    expect(await client.getBlob(sha256, path, () => {})).toEqual({ bytes: 0, sha256 });
+    const { durable, ...got } = await client.getBlob(sha256, path, () => {});
+    await durable;
+    expect(got).toEqual({ bytes: 0, sha256 });
   });
 
   it('answers the hash of what the file holds when a kept part is wrong', async () => {
@@ -69,6 +73,7 @@ describe('downloading a blob from the hub', () => {
     const half = Math.floor(blob.length / 2);
     await writeFile(path, Buffer.alloc(half, 7));
     const got = await client.getBlob(sha256, path, () => {});
+    await got.durable;
     const held = await readFile(path);
     expect(held.length).toBe(blob.length);
     expect(got.sha256).toBe(createHash('sha256').update(held).digest('hex'));
