@@ -21,7 +21,6 @@ import {
   changedFields,
   createFields,
   filesIn,
-  filesOfRecord,
   mergeFields,
   recordFromFeed,
   type Conflict,
@@ -570,7 +569,9 @@ export class Replica {
     const wanted = new Set<string>();
     for (const change of changes) {
       if (change.deleted || !change.portfolio) continue;
-      for (const sha of filesOfRecord(recordFromFeed(change.portfolio))) wanted.add(sha);
+      // The feed item lists the hash of each of its files: no need to build the record here.
+      const hashes = (change.portfolio.fileHashes ?? {}) as Record<string, string>;
+      for (const sha of Object.values(hashes)) wanted.add(sha);
     }
     const queue = [...wanted];
     const adopted: Promise<Release>[] = [];
