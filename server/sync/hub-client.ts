@@ -269,6 +269,8 @@ export class HubClient {
       writeFailed = true;
       await file.written();
     } catch (error) {
+      // Cut short: what came is kept for the next try to resume from.
+      if (!writeFailed) await file.written().catch(() => undefined);
       await file.close().catch(() => undefined);
       throw writeFailed ? error : this.unreachable(error);
     }
