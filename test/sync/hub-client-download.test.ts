@@ -103,8 +103,11 @@ describe('downloading a blob from the hub', () => {
           answer.on('data', (chunk: Buffer) => {
             const piece = chunk.subarray(0, Math.max(0, half - sent));
             sent += piece.length;
-            if (piece.length > 0) response.write(piece);
-            if (sent >= half) response.socket?.destroy();
+            // Cut once the half is on its way (destroying at once could drop it unsent).
+            if (piece.length > 0)
+              response.write(piece, () => {
+                if (sent >= half) response.socket?.destroy();
+              });
           });
         },
       );
