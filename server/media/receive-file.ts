@@ -1,9 +1,8 @@
-import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError } from '../errors';
-import { SerialQueue } from '../lib/serial-queue';
+import { BatchedFile } from './batched-file';
 import { StreamHash, type Hashes } from './hasher';
 import { assertComplete, inspectFile, inspectHead, type Inspection } from './inspect-file';
 
@@ -26,8 +25,6 @@ export interface Received {
   durable: Promise<void>;
 }
 
-/** Network chunks are small; writing them in batches saves a thread-pool round trip per chunk. */
-const WRITE_BATCH_BYTES = 1024 * 1024;
 /**
  * Written bytes after which an fsync starts in the background, so that the one at the end has
  * little left to write out (5 MB in one fsync took 3.4 ms on the ext4 of our CI machines).
@@ -58,7 +55,7 @@ export async function receiveToFile(
   const hash = StreamHash.start();
   let hashes: Promise<Hashes> | undefined;
   try {
-    const file = new BatchedFile(await open(path, 'wx', 0o600));
+    const file = new BatchedFile(await open(path, 'wx', 0o600), SYNC_EVERY_BYTES);
     const kept = new KeptBytes();
     let early: Promise<Inspection | null> | undefined;
     // A refusal from the head (a pixel bomb) stops the upload at once, even mid-stream.
@@ -176,92 +173,6 @@ export function tooLarge(maxBytes: number): ApiError {
 
 function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : `${bytes} bytes`;
-}
-
-/**
- * A file written from a stream of chunks: in batches, with at most one batch being written while
- * the next fills, and an fsync in the background every `SYNC_EVERY_BYTES`.
- */
-class BatchedFile {
-  private batch: Uint8Array[] = [];
-  private batchBytes = 0;
-  private readonly writes = new SerialQueue();
-  /** The batch queued last; `add` hands it out so that the caller waits for it. */
-  private lastWrite: Promise<void> = Promise.resolve();
-  /** A write that failed: every batch after it fails too, so the file never has a hole. */
-  private writeFailure: unknown;
-  private syncing: Promise<unknown> | null = null;
-  private unsyncedBytes = 0;
-  /** A background fsync that failed: the data may not be on disk, whatever later ones say. */
-  private syncFailure: unknown;
-
-  constructor(private readonly handle: FileHandle) {}
-
-  /** Returns a promise when the previous batch is still being written: wait before adding more. */
-  add(chunk: Uint8Array): Promise<unknown> | undefined {
-    this.batch.push(chunk);
-    this.batchBytes += chunk.byteLength;
-    return this.batchBytes >= WRITE_BATCH_BYTES ? this.writeBatch() : undefined;
-  }
-
-  /** Writes what is left; every byte added is in the file when this resolves. */
-  async written(): Promise<void> {
-    if (this.batchBytes > 0) void this.writeBatch().catch(() => {}); // see `writeFailure`
-    await this.writes.idle();
-    if (this.writeFailure) throw this.writeFailure;
-  }
-
-  /** fsyncs the file; call after `written`. */
-  async sync(): Promise<void> {
-    await this.syncing;
-    if (this.syncFailure) throw this.syncFailure;
-    await this.handle.sync();
-  }
-
-  /** Closes the file once nothing is in flight on it, whether or not it all went well. */
-  async close(): Promise<void> {
-    await this.writes.idle();
-    await this.syncing;
-    await this.handle.close();
-  }
-
-  /**
-   * Queues the batch behind the one being written, and returns that one: waiting for it keeps
-   * one batch in flight and one filling.
-   */
-  private writeBatch(): Promise<unknown> {
-    const batch = this.batch;
-    const bytes = this.batchBytes;
-    this.batch = [];
-    this.batchBytes = 0;
-    const previous = this.lastWrite;
-    this.lastWrite = this.writes.run(() => this.write(batch, bytes));
-    this.lastWrite.catch(() => {}); // seen by whoever waits next (`add`, `written`), not unhandled
-    return previous;
-  }
-
-  private async write(batch: Uint8Array[], bytes: number): Promise<void> {
-    if (this.writeFailure) throw this.writeFailure;
-    await this.handle.writev(batch).catch((error: unknown) => {
-      this.writeFailure ??= error;
-      throw error;
-    });
-    this.unsyncedBytes += bytes;
-    this.syncInBackground();
-  }
-
-  /** One background fsync at a time, and the next as soon as enough was written meanwhile. */
-  private syncInBackground(): void {
-    if (this.syncing || this.syncFailure || this.unsyncedBytes < SYNC_EVERY_BYTES) return;
-    this.unsyncedBytes = 0;
-    this.syncing = this.handle
-      .datasync()
-      .catch((error: unknown) => (this.syncFailure ??= error))
-      .finally(() => {
-        this.syncing = null;
-        this.syncInBackground();
-      });
-  }
 }
 
 /** The first `HEAD_BYTES` and the last `TAIL_BYTES` or more of a stream, without copying it. */

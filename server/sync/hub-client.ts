@@ -1,7 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import { BatchedFile } from '../media/batched-file';
+import { consume } from '../media/receive-file';
 import { ResyncNeeded, SyncError } from './sync-error';
 
 /** The sync protocol this replica speaks; a hub answering a lower one is too old. */
@@ -60,18 +64,29 @@ export interface Device {
   username: string;
 }
 
-/** A downloaded blob is written to disk in pieces of about this size. */
-const WRITE_BATCH_BYTES = 1024 * 1024;
+/** A kept part of a download is read back (to hash it) in pieces of this size. */
+const READ_BYTES = 1024 * 1024;
 
-/** Counts bytes as they pass, for progress. */
-function counter(onBytes: (n: number) => void): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      onBytes(chunk.length);
-      done(null, chunk);
-    },
-  });
+/** A downloaded blob: its bytes are written; `durable` settles once they are fsync'd. */
+export interface Download {
+  bytes: number;
+  sha256: string;
+  durable: Promise<void>;
 }
+
+/** What `expectOk` reads of an answer: a fetch Response, or a streamed one (`answerOf`). */
+type Answer = Pick<Response, 'ok' | 'status' | 'json'>;
+
+/**
+ * Blob bodies go through node:http rather than fetch: Node streams hand over the socket's
+ * buffers as they are, where fetch's web streams cost a promise and a new Uint8Array per chunk
+ * (a third more CPU per byte received, measured in bench/sync-transfer.ts). Keep-alive, shared
+ * by the clients of one process, as fetch's global pool is; idle sockets do not hold it open.
+ */
+const AGENTS = {
+  'http:': new HttpAgent({ keepAlive: true }),
+  'https:': new HttpsAgent({ keepAlive: true }),
+};
 
 /**
  * The hub's HTTP API as the replica uses it (DESIGN §10), over real HTTP (fetch). Every failure
@@ -203,73 +218,65 @@ export class HubClient {
       'content-length': String(size - start),
     };
     if (start > 0) headers['content-range'] = `bytes ${start}-${size - 1}/${size}`;
-    const body =
-      size === 0
-        ? Buffer.alloc(0)
-        : (Readable.toWeb(
-            createReadStream(path, { start }).pipe(counter(onBytes)),
-          ) as unknown as ReadableStream);
-    const response = await this.send('PUT', `/api/v1/blobs/${sha256}`, { headers, body });
-    await this.expectOk(response);
+    const body = createReadStream(path, { start, highWaterMark: READ_BYTES });
+    body.on('data', (chunk) => onBytes(chunk.length));
+    const response = await this.streamOnce('PUT', `/api/v1/blobs/${sha256}`, headers, body);
+    await this.expectOk(answerOf(response));
+    response.resume();
     return size - start;
   }
 
   /**
    * Downloads one blob to `path`, continuing a partial file there with Range. The bytes are
-   * hashed as they arrive (a kept part is hashed first), written in large pieces while the next
-   * ones arrive, and the file is fsync'd once at the end: nothing reads it a second time.
-   * Answers the bytes received and the SHA-256 of the whole file, for the caller to compare.
+   * hashed as they arrive (a kept part is hashed first) and written in large pieces while the
+   * next ones arrive: nothing reads the file a second time. Answers once every byte is written,
+   * with the bytes received and the SHA-256 of the whole file, for the caller to compare; the
+   * file's fsync runs on, and `durable` settles when it is done, so the next download need not
+   * wait for the disk.
    */
-  async getBlob(
-    sha256: string,
-    path: string,
-    onBytes: (n: number) => void,
-  ): Promise<{ bytes: number; sha256: string }> {
+  async getBlob(sha256: string, path: string, onBytes: (n: number) => void): Promise<Download> {
     const have = await stat(path).then(
       (stats) => stats.size,
       () => 0,
     );
     const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
-    const response = await this.send('GET', `/api/v1/blobs/${sha256}`, { headers });
+    const response = await this.stream('GET', `/api/v1/blobs/${sha256}`, headers);
     const hash = createHash('sha256');
-    if (response.status === 416 && have > 0) {
+    if (response.statusCode === 416 && have > 0) {
       // The partial file is already whole.
+      response.resume();
       await hashPrefix(hash, path, have);
-      await syncFile(path);
-      return { bytes: 0, sha256: hash.digest('hex') };
+      return { bytes: 0, sha256: hash.digest('hex'), durable: syncFile(path) };
     }
-    await this.expectOk(response);
-    const resumed = response.status === 206;
-    if (resumed) await hashPrefix(hash, path, have);
-    const file = await open(path, resumed ? 'a' : 'w');
+    await this.expectOk(answerOf(response));
+    const resumed = response.statusCode === 206;
+    if (resumed) await hashPrefix(hash, path, have); // the answer waits, unread, meanwhile
+    // One fsync at the end: with several downloads at a time, theirs overlap the others' bytes.
+    const file = new BatchedFile(await open(path, resumed ? 'a' : 'w'), Infinity);
     let bytes = 0;
-    let writing: Promise<unknown> = Promise.resolve();
+    /** A write failed (a full disk, say): that is said as such, not as the hub's fault. */
+    let writeFailed = false;
     try {
-      let batch: Uint8Array[] = [];
-      let batchBytes = 0;
-      const flush = async () => {
-        const chunks = batch;
-        batch = [];
-        batchBytes = 0;
-        await writing; // one write at a time, in order; the next batch arrives meanwhile
-        writing = file.writev(chunks);
-      };
-      for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+      await consume(response, new AbortController().signal, (chunk) => {
         hash.update(chunk);
-        bytes += chunk.length;
-        onBytes(chunk.length);
-        batch.push(chunk);
-        batchBytes += chunk.length;
-        if (batchBytes >= WRITE_BATCH_BYTES) await flush();
-      }
-      if (batchBytes > 0) await flush();
-      await writing;
-      await file.sync();
-    } finally {
-      await writing.catch(() => undefined);
-      await file.close();
+        bytes += chunk.byteLength;
+        onBytes(chunk.byteLength);
+        return file.add(chunk)?.catch((error: unknown) => {
+          writeFailed = true;
+          throw error;
+        });
+      });
+      writeFailed = true;
+      await file.written();
+    } catch (error) {
+      // Cut short: what came is kept for the next try to resume from.
+      if (!writeFailed) await file.written().catch(() => undefined);
+      await file.close().catch(() => undefined);
+      throw writeFailed ? error : this.unreachable(error);
     }
-    return { bytes, sha256: hash.digest('hex') };
+    const durable = file.sync().finally(() => file.close());
+    durable.catch(() => {}); // awaited by the caller
+    return { bytes, sha256: hash.digest('hex'), durable };
   }
 
   async mutations(replicaId: string, mutations: Mutation[]): Promise<MutationResult[]> {
@@ -282,27 +289,17 @@ export class HubClient {
 
   // ---- internals ----
 
-  /**
-   * One request, tried again (up to 3 times, short pauses) when the hub fails transiently (5xx,
-   * connection cut): every sync request is safe to repeat (mutations by id, blobs by content).
-   * A streamed body cannot be sent twice: its caller's round retries it.
-   */
-  private async send(
+  /** One request (`sendOnce`), tried again as `retried` says. */
+  private send(
     method: string,
     path: string,
     options: Parameters<HubClient['sendOnce']>[2] = {},
   ): Promise<Response> {
-    const attempts = options.body instanceof ReadableStream ? 1 : 3;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const response = await this.sendOnce(method, path, options);
-        if (response.status < 500 || attempt >= attempts) return response;
-        await response.body?.cancel();
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-    }
+    return retried(
+      () => this.sendOnce(method, path, options),
+      (response) => response.status,
+      (response) => response.body?.cancel(),
+    );
   }
 
   private async sendOnce(
@@ -313,13 +310,12 @@ export class HubClient {
       token?: string;
       json?: unknown;
       headers?: Record<string, string>;
-      body?: BodyInit;
     } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token ?? (options.auth === false ? undefined : this.token);
     if (token) headers.authorization = `Bearer ${token}`;
-    let body = options.body;
+    let body: string | undefined;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
@@ -331,21 +327,72 @@ export class HubClient {
         body,
         redirect: 'error',
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-      } as RequestInit);
+      });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new SyncError(
-        'HUB_UNREACHABLE',
-        `the hub at ${this.baseUrl} cannot be reached (${why}); check the address and the network`,
-        true,
-      );
+      throw this.unreachable(error);
     }
   }
 
+  /** `streamOnce` without a body, tried again as `retried` says. */
+  private stream(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<IncomingMessage> {
+    return retried(
+      () => this.streamOnce(method, path, headers),
+      (response) => response.statusCode ?? 0,
+      (response) => response.resume(),
+    );
+  }
+
+  /**
+   * One request over node:http(s), its answer as a Node stream (unread: the caller reads or
+   * drains it). `body` is piped in; a socket idle for REQUEST_TIMEOUT_MS fails it.
+   */
+  private streamOnce(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: Readable,
+  ): Promise<IncomingMessage> {
+    const url = new URL(this.baseUrl + path);
+    const all = { ...headers, ...(this.token && { authorization: `Bearer ${this.token}` }) };
+    return new Promise((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = send(
+        url,
+        {
+          method,
+          headers: all,
+          agent: AGENTS[url.protocol as keyof typeof AGENTS],
+          timeout: REQUEST_TIMEOUT_MS,
+        },
+        resolve,
+      );
+      request.once('timeout', () => request.destroy(new Error('no answer in time')));
+      request.once('error', (error) => reject(this.unreachable(error)));
+      if (!body) request.end();
+      else pipeline(body, request, () => {}); // a failure reaches `request`'s error
+    });
+  }
+
+  private unreachable(error: unknown): SyncError {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why =
+      cause?.code ??
+      cause?.message ??
+      (error as { code?: string }).code ??
+      (error as Error).message;
+    return new SyncError(
+      'HUB_UNREACHABLE',
+      `the hub at ${this.baseUrl} cannot be reached (${why}); check the address and the network`,
+      true,
+    );
+  }
+
   /** Turns a failed answer into words; 401/409 of the sync protocol have their own. */
-  private async expectOk(response: Response): Promise<void> {
+  private async expectOk(response: Answer): Promise<void> {
     if (response.ok) return;
     const body = (await response.json().catch(() => undefined)) as
       { code?: string; message?: string } | undefined;
@@ -397,7 +444,7 @@ export function normalizeHubUrl(hubUrl: string): string {
 
 /** Feeds the first `length` bytes of the file at `path` to `hash` (a resumed download). */
 async function hashPrefix(hash: Hash, path: string, length: number): Promise<void> {
-  const stream = createReadStream(path, { end: length - 1, highWaterMark: WRITE_BATCH_BYTES });
+  const stream = createReadStream(path, { end: length - 1, highWaterMark: READ_BYTES });
   for await (const chunk of stream) hash.update(chunk as Buffer);
 }
 
@@ -408,4 +455,40 @@ async function syncFile(path: string): Promise<void> {
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Tries a request again (up to 3 times, short pauses) when the hub fails transiently (5xx,
+ * connection cut): every sync request sent this way is safe to repeat (mutations by id, blobs
+ * by content). A failed answer is dropped before the next try.
+ */
+async function retried<T>(
+  once: () => Promise<T>,
+  status: (answer: T) => number,
+  drop: (answer: T) => unknown,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await once();
+      if (status(answer) < 500 || attempt >= 3) return answer;
+      await drop(answer);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+  }
+}
+
+/** A streamed answer as `expectOk` reads it: its body is read only when it failed. */
+function answerOf(response: IncomingMessage): Answer {
+  const status = response.statusCode ?? 0;
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    json: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    },
+  };
 }

@@ -10,12 +10,17 @@ import type {
   RemoteEntry,
 } from '../storage/embedded-portfolio-repository';
 import type { Op, Store } from '../storage/store';
-import { HubClient, type FeedChange, type Mutation, type MutationResult } from './hub-client';
+import {
+  HubClient,
+  type FeedChange,
+  type FeedPage,
+  type Mutation,
+  type MutationResult,
+} from './hub-client';
 import {
   changedFields,
   createFields,
   filesIn,
-  filesOfRecord,
   mergeFields,
   recordFromFeed,
   type Conflict,
@@ -127,6 +132,18 @@ const SYNC_BY = 'sync';
 const PAGE_SIZE = 1000;
 /** Blobs downloaded at a time: enough to keep loopback and the disk busy, few enough for a hub. */
 const BLOB_DOWNLOADS = 6;
+
+/** A feed page read, and the download of the blobs it needs (pinned until released). */
+interface FetchedPage {
+  page: FeedPage;
+  blobs: Promise<Release[]>;
+}
+
+/** Releases the blobs of a page read ahead and not applied, once their downloads ended. */
+async function dropPage(fetched: FetchedPage): Promise<void> {
+  const releases = await fetched.blobs.catch(() => [] as Release[]);
+  for (const release of releases) release();
+}
 
 interface Local {
   live?: StoredPortfolio;
@@ -433,42 +450,71 @@ export class Replica {
     return { live, trashed, seq: live?.seq ?? trashed?.seq };
   }
 
+  /**
+   * Pages in `seq` order, each applied with its checkpoint once its blobs are durable. The next
+   * page is read, and its blobs downloaded, while one is applied: the hub builds it and its
+   * bytes travel while this process commits.
+   */
   private async pull(client: HubClient, summary: RoundSummary): Promise<void> {
     let checkpoint = this.checkpoint();
-    for (;;) {
-      let page;
-      try {
-        page = await client.changes(checkpoint?.seq ?? 0, this.options.pageSize ?? PAGE_SIZE);
-      } catch (error) {
-        if (!(error instanceof ResyncNeeded)) throw error;
-        this.options.log.warn(
-          `Sync: the hub cannot go on from change ${checkpoint?.seq ?? 0} (${error.message}); ` +
-            'full pull from 0, then every local change it lacks is sent again; nothing is deleted',
+    let ahead: Promise<FetchedPage> | undefined;
+    const read = (since: number) => {
+      const fetched = client
+        .changes(since, this.options.pageSize ?? PAGE_SIZE)
+        .then((page) => ({ page, blobs: this.fetchBlobs(client, page.changes, summary) }));
+      fetched.catch(() => {}); // awaited in turn, or dropped (below)
+      return fetched;
+    };
+    try {
+      for (;;) {
+        let fetched;
+        try {
+          fetched = await (ahead ?? read(checkpoint?.seq ?? 0));
+        } catch (error) {
+          if (!(error instanceof ResyncNeeded)) throw error;
+          this.options.log.warn(
+            `Sync: the hub cannot go on from change ${checkpoint?.seq ?? 0} (${error.message}); ` +
+              'full pull from 0, then every local change it lacks is sent again; nothing is deleted',
+          );
+          checkpoint = await this.restart(checkpoint!.libraryId, checkpoint!.libraryId);
+          continue;
+        } finally {
+          ahead = undefined;
+        }
+        const { page } = fetched;
+        if (checkpoint && checkpoint.libraryId !== page.libraryId) {
+          await dropPage(fetched);
+          this.options.log.warn(
+            `Sync: the hub is another library now (${checkpoint.libraryId} → ${page.libraryId}); ` +
+              'full pull, then every local portfolio it lacks is pushed again; nothing is deleted',
+          );
+          checkpoint = await this.restart(page.libraryId, checkpoint.libraryId);
+          continue;
+        }
+        this.progress.total = Math.max(
+          this.progress.total,
+          this.progress.done + page.changes.length + (page.hasMore ? 1 : 0),
         );
-        checkpoint = await this.restart(checkpoint!.libraryId, checkpoint!.libraryId);
-        continue;
+        const releases = await fetched.blobs;
+        // Only now: one page's blobs download at a time (two downloads of one blob would write
+        // the same temp file).
+        if (page.hasMore) ahead = read(page.next);
+        try {
+          await this.applyPage(
+            page.changes,
+            { libraryId: page.libraryId, seq: page.next },
+            summary,
+          );
+        } finally {
+          for (const release of releases) release();
+        }
+        checkpoint = { libraryId: page.libraryId, seq: page.next };
+        this.progress.done += page.changes.length;
+        if (!page.hasMore) return;
       }
-      if (checkpoint && checkpoint.libraryId !== page.libraryId) {
-        this.options.log.warn(
-          `Sync: the hub is another library now (${checkpoint.libraryId} → ${page.libraryId}); ` +
-            'full pull, then every local portfolio it lacks is pushed again; nothing is deleted',
-        );
-        checkpoint = await this.restart(page.libraryId, checkpoint.libraryId);
-        continue;
-      }
-      this.progress.total = Math.max(
-        this.progress.total,
-        this.progress.done + page.changes.length + (page.hasMore ? 1 : 0),
-      );
-      const releases = await this.fetchBlobs(client, page.changes, summary);
-      try {
-        await this.applyPage(page.changes, { libraryId: page.libraryId, seq: page.next }, summary);
-      } finally {
-        for (const release of releases) release();
-      }
-      checkpoint = { libraryId: page.libraryId, seq: page.next };
-      this.progress.done += page.changes.length;
-      if (!page.hasMore) return;
+    } finally {
+      // A round that fails leaves no download running behind it (the next would share its files).
+      if (ahead) await ahead.then(dropPage, () => {});
     }
   }
 
@@ -512,7 +558,8 @@ export class Replica {
   /**
    * Downloads the blobs of the page's records that this library lacks, `BLOB_DOWNLOADS` at a
    * time; each is hashed as it arrives and fsync'd before it moves into the blob store, so all
-   * are durable before the page's records (and checkpoint) commit. Pinned until released.
+   * are durable before the page's records (and checkpoint) commit. A download's slot goes to the
+   * next one as soon as its bytes are written: its fsync runs meanwhile. Pinned until released.
    */
   private async fetchBlobs(
     client: HubClient,
@@ -522,47 +569,60 @@ export class Replica {
     const wanted = new Set<string>();
     for (const change of changes) {
       if (change.deleted || !change.portfolio) continue;
-      for (const sha of filesOfRecord(recordFromFeed(change.portfolio))) wanted.add(sha);
+      // The feed item lists the hash of each of its files: no need to build the record here.
+      const hashes = (change.portfolio.fileHashes ?? {}) as Record<string, string>;
+      for (const sha of Object.values(hashes)) wanted.add(sha);
     }
     const queue = [...wanted];
-    const releases: Release[] = [];
-    let failure: { error: unknown } | undefined;
+    const adopted: Promise<Release>[] = [];
+    let failed = false;
     const worker = async () => {
-      while (!failure && queue.length > 0) {
+      while (!failed && queue.length > 0) {
         const sha = queue.shift()!;
-        try {
-          releases.push(await this.fetchBlob(client, sha, summary));
-        } catch (error) {
-          failure ??= { error };
-        }
+        const download = this.fetchBlob(client, sha, summary);
+        const finished = download.then(({ adopted }) => adopted);
+        finished.catch(() => {}); // seen below, once every download has ended
+        adopted.push(finished);
+        await download.catch(() => (failed = true));
       }
     };
     await Promise.all(Array.from({ length: Math.min(BLOB_DOWNLOADS, queue.length) }, worker));
+    const settled = await Promise.allSettled(adopted);
+    const releases = settled.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
+    const failure = settled.find((one) => one.status === 'rejected');
     if (failure) {
       for (const release of releases) release();
-      throw failure.error;
+      throw failure.reason;
     }
     return releases;
   }
 
-  /** One blob of `fetchBlobs`: held if stored already, else downloaded, verified and adopted. */
-  private async fetchBlob(client: HubClient, sha: string, summary: RoundSummary): Promise<Release> {
+  /**
+   * One blob of `fetchBlobs`: held if stored already, else downloaded and verified. Answers once
+   * its bytes are written, with what finishes it: once the file is fsync'd, adopting renames it
+   * into place and fsyncs the directory.
+   */
+  private async fetchBlob(
+    client: HubClient,
+    sha: string,
+    summary: RoundSummary,
+  ): Promise<{ adopted: Promise<Release> }> {
     const blobs = this.options.blobs;
-    if ((await blobs.sizeOf(sha)) !== undefined) return blobs.hold([sha]);
+    if ((await blobs.sizeOf(sha)) !== undefined)
+      return { adopted: Promise.resolve(blobs.hold([sha])) };
     // A stable name per blob: a download cut by a kill resumes from what it holds.
     const temp = join(blobs.tempDir, `${sha}.pull`);
     const got = await client.getBlob(sha, temp, (n) => {
       this.progress.bytes += n;
     });
     if (got.sha256 !== sha) {
+      await got.durable.catch(() => undefined);
       await unlink(temp).catch(() => undefined);
       throw new SyncError('HUB_ERROR', `the hub sent bytes that do not match blob ${sha}`, true);
     }
-    // getBlob fsync'd the file: adopting renames it into place and fsyncs the directory.
-    const release = await blobs.adopt(temp, sha, Promise.resolve());
     summary.blobsDown++;
     summary.bytesDown += got.bytes;
-    return release;
+    return { adopted: got.durable.then(() => blobs.adopt(temp, sha, Promise.resolve())) };
   }
 
   /** Decides every change of the page against local state and commits it with the checkpoint. */
