@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, retentionFromEnv } from '../config';
 import { DataDirInUseError } from '../storage/data-dir-lock';
-import { Store } from '../storage/store';
 import {
   DatabaseConnectError,
   DatabaseSchemaTooNewError,
@@ -181,8 +180,6 @@ export const serveCommand: Command = {
     const retention = retentionOf(env);
     const hub = hubOf(input.option('hub'), env);
     const syncInterval = parseSyncInterval(env.PORTFOLIO_SYNC_INTERVAL_S);
-    // The disk reads the library (over 100 MB at 100k portfolios) while the server's code loads.
-    if (!database) Store.prefetch(dataDir);
     // Loaded only now: help and command-line errors answer without loading the server.
     const { buildApp } = await import('../app');
     const { isLoopbackHostName } = await import('../plugins/loopback-host');

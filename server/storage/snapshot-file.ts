@@ -1,5 +1,4 @@
-import type { Stats } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Adapter } from 'lowdb';
 import { writeFileDurably } from './durable-file';
@@ -26,51 +25,6 @@ export interface SnapshotFileOptions {
 
 const RECORDS_PER_CHUNK = 500;
 
-interface Prefetch {
-  path: string;
-  read: Promise<{ bytes: Buffer; stats: Stats } | null>;
-}
-let prefetch: Prefetch | null = null;
-
-/**
- * Starts reading the snapshot file at `path` now, so that the disk and the thread pool read it
- * while the process is still loading its code (at 100k portfolios the file is over 100 MB). The
- * next `read` of that path takes the bytes if the file is still the one read: the directory is
- * not locked yet, and another process that owns it may have replaced the file meanwhile (and
- * dropped the journal before it). Files are only ever replaced by rename, never rewritten in
- * place, so the same inode, size and mtime is the same content; anything else is read again.
- */
-export function prefetchSnapshot(path: string): void {
-  const read = (async () => {
-    const handle = await open(path, 'r');
-    try {
-      const stats = await handle.stat();
-      return { bytes: await handle.readFile(), stats };
-    } finally {
-      await handle.close();
-    }
-  })();
-  // Any failure (no file yet, no access) is left to `read`, which reads the file itself.
-  prefetch = { path, read: read.catch(() => null) };
-}
-
-/** The prefetched bytes of `path`, if they are still that file's; taken once. */
-async function takePrefetched(path: string): Promise<Buffer | null> {
-  const taken = prefetch;
-  if (taken?.path !== path) return null;
-  prefetch = null;
-  const result = await taken.read;
-  if (!result) return null;
-  const now = await stat(path).catch(() => null);
-  const same =
-    now !== null &&
-    now.dev === result.stats.dev &&
-    now.ino === result.stats.ino &&
-    now.size === result.stats.size &&
-    now.mtimeMs === result.stats.mtimeMs;
-  return same ? result.bytes : null;
-}
-
 /**
  * lowdb adapter for the snapshot file. Writes are atomic and durable (temp + fsync + rename +
  * directory fsync) and rotate previous generations (`db.json.1`, `db.json.2`, ...). Reading
@@ -95,8 +49,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       let text: string;
       const started = performance.now();
       try {
-        const prefetched = generation === 0 ? await takePrefetched(candidate) : null;
-        text = prefetched ? prefetched.toString('utf8') : await readFile(candidate, 'utf8');
+        text = await readFile(candidate, 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;

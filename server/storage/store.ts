@@ -5,7 +5,6 @@ import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
-  prefetchSnapshot,
   SnapshotFile,
   StorageCorruptError,
   type Collections,
@@ -72,7 +71,6 @@ const emptySnapshot = (journalSeq: number): SnapshotData => ({
 });
 
 const DEFAULT_COMPACT_MIN_BYTES = 8 * 1024 * 1024;
-const snapshotPath = (dataDir: string) => join(dataDir, 'db.json');
 const silentLog = { info() {}, warn() {}, error() {} };
 
 /**
@@ -118,14 +116,6 @@ export class Store {
     private readonly snapshotFile: SnapshotFile,
   ) {}
 
-  /**
-   * Starts reading the data directory's snapshot ahead of `open` (see prefetchSnapshot), for a
-   * process that has other work to do first, such as loading the server's code.
-   */
-  static prefetch(dataDir: string): void {
-    prefetchSnapshot(snapshotPath(dataDir));
-  }
-
   static async open(options: StoreOptions): Promise<Store> {
     const settings = {
       dataDir: options.dataDir,
@@ -136,7 +126,7 @@ export class Store {
     await mkdir(settings.dataDir, { recursive: true });
     const lock = await acquireDataDirLock(settings.dataDir);
     try {
-      const file = new SnapshotFile(snapshotPath(settings.dataDir), {
+      const file = new SnapshotFile(join(settings.dataDir, 'db.json'), {
         generations: settings.generations,
         onRecovered: ({ setAside, loaded }) =>
           settings.log.warn(

@@ -1,15 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import {
-  appendFile,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  truncate,
-  writeFile,
-} from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
@@ -227,42 +218,6 @@ describe('Store', () => {
     store = await openStore(dir, { log });
     expect(keys(store)).toEqual(['a', 'b']);
     expect(errors).toEqual([]);
-  });
-
-  it('opens from a snapshot read ahead of the open (Store.prefetch) as from one read then', async () => {
-    const dir = await tempDir();
-    let store = await openStore(dir);
-    await store.commit([put('a', { n: 1 }), put('b', { n: 2 })]);
-    await store.compactNow();
-    await store.commit([del('b')]);
-    await store.close();
-    open.splice(0);
-    Store.prefetch(dir);
-    store = await openStore(dir);
-    expect(keys(store)).toEqual(['a']);
-    expect(store.get('portfolios', 'a')).toEqual({ n: 1 });
-  });
-
-  it('reads the snapshot again when another process replaced it after the read-ahead', async () => {
-    const dir = await tempDir();
-    let store = await openStore(dir);
-    await store.commit([put('a', { n: 1 })]);
-    await store.compactNow();
-    await store.close();
-    open.splice(0);
-    Store.prefetch(dir);
-    // Before this process takes the lock, the directory's owner replaces the snapshot (by rename,
-    // as every snapshot is written; here with one of the same size) and drops the journal before
-    // it: the bytes read ahead are no longer the library.
-    const file = join(dir, 'db.json');
-    const newer = JSON.parse(await readFile(file, 'utf8'));
-    newer.collections.portfolios.a = { n: 2 };
-    await writeFile(`${file}.tmp`, JSON.stringify(newer));
-    await rename(`${file}.tmp`, file);
-    for (const name of await readdir(dir))
-      if (name.startsWith('journal-')) await rm(join(dir, name));
-    store = await openStore(dir);
-    expect(store.get('portfolios', 'a')).toEqual({ n: 2 });
   });
 
   it('cuts off a torn journal tail left by a crash, and goes on appending', async () => {
