@@ -3,6 +3,7 @@
  * memberBarcode and staffPick, four orders, page sizes 20–100, three small fields; the same mixed
  * with 5 % updates; and full-text searches. Deterministic: every run sends the same sequence.
  */
+import type { RequestParams } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
 import { CATEGORIES, random, WORDS } from './seed';
 
@@ -79,4 +80,19 @@ export function listWorkload(records: readonly PortfolioRecord[], seed = 7) {
     return { method: 'GET', path: path(params) };
   };
   return { list, update, search, mixed: () => (next() < 0.05 ? update() : list()) };
+}
+
+/** autocannon's `requests` for a workload: every send is the next request `next` makes. */
+export function sendEach(next: () => { method: string; path: string; body?: string }) {
+  return [
+    {
+      setupRequest: (request: RequestParams): RequestParams => {
+        const { method, path, body } = next();
+        const headers = { ...request.headers };
+        if (body) headers['content-type'] = 'application/json';
+        else delete headers['content-type'];
+        return { ...request, method, path, body, headers };
+      },
+    },
+  ];
 }

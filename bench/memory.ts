@@ -20,9 +20,9 @@ import { cp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { CACHED_LIST_PATH, listWorkload, ORDERS, type Request } from './list-workload';
+import { CACHED_LIST_PATH, listWorkload, ORDERS, sendEach, type Request } from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
-import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess } from './server-process';
+import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -83,16 +83,6 @@ async function start(variant: Variant, extra: string[] = [], dir = runDir) {
   );
   const url = (await match)[1]!;
   return { child, url, stop, readyMs: performance.now() - started };
-}
-
-async function timed(url: string, headers: Record<string, string>, request: Request) {
-  const response = await fetch(url + request.path, {
-    method: request.method,
-    headers: request.body ? { ...headers, 'content-type': 'application/json' } : headers,
-    body: request.body,
-  });
-  const body = await response.text();
-  if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
 }
 
 /** bench/run.ts's first request of each kind, then its warm-up of every order and filter. */
@@ -183,23 +173,7 @@ async function load(
     connections: 20,
     duration: SECONDS,
     headers,
-    requests: [
-      {
-        setupRequest: (request) => {
-          const next = each();
-          const sent = { ...request.headers };
-          if (next.body) sent['content-type'] = 'application/json';
-          else delete sent['content-type'];
-          return {
-            ...request,
-            method: next.method,
-            path: next.path,
-            body: next.body,
-            headers: sent,
-          };
-        },
-      },
-    ],
+    requests: sendEach(each),
   });
   if (result.non2xx > 0 || result.errors > 0)
     console.log(`    warning: ${result.non2xx} non-2xx, ${result.errors} errors`);

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { listWorkload } from './list-workload';
+import { listWorkload, sendEach } from './list-workload';
 import { makePortfolios } from './seed';
 import { ADMIN, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
@@ -85,17 +85,7 @@ async function measure(server: Started, seed: number, seconds: number) {
     connections: Number(args.connections),
     duration: seconds,
     headers: { authorization: server.session },
-    requests: [
-      {
-        setupRequest: (request) => {
-          const next = workload[kind]();
-          const headers = { ...request.headers };
-          if (next.body) headers['content-type'] = 'application/json';
-          else delete headers['content-type'];
-          return { ...request, method: next.method, path: next.path, body: next.body, headers };
-        },
-      },
-    ],
+    requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
   const node = cpuOf(server.child.pid!) - before.node;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { listWorkload } from './list-workload';
+import { listWorkload, sendEach } from './list-workload';
 import { makePortfolios, seedDataDir } from './seed';
 import {
   ADMIN,
@@ -63,17 +63,7 @@ const run = async (seed: number, seconds: number, kind = args.kind as Kind) => {
     connections: 20,
     duration: seconds,
     headers: { authorization: sessionId },
-    requests: [
-      {
-        setupRequest: (request) => {
-          const next = workload[kind]();
-          const headers = { ...request.headers };
-          if (next.body) headers['content-type'] = 'application/json';
-          else delete headers['content-type'];
-          return { ...request, method: next.method, path: next.path, body: next.body, headers };
-        },
-      },
-    ],
+    requests: sendEach(workload[kind]),
   });
   console.log(
     `${kind}: ${result.requests.average} req/s p50 ${result.latency.p50} p99 ${result.latency.p99} non2xx ${result.non2xx}`,

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import type { PortfolioRecord } from '../shared';
-import { CACHED_LIST_PATH, listWorkload, ORDERS, type Request } from './list-workload';
+import { CACHED_LIST_PATH, listWorkload, ORDERS, sendEach, type Request } from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir, seedJsonServer, seedPostgres } from './seed';
 import {
   buildServer,
@@ -30,6 +30,7 @@ import {
   signIn,
   startOurs,
   startProcess,
+  timed,
   type Server,
 } from './server-process';
 
@@ -169,19 +170,7 @@ async function load(
       ...(options.body ? { 'content-type': 'application/json' } : {}),
     },
     body: options.body ? JSON.stringify(options.body) : undefined,
-    requests: each
-      ? [
-          {
-            setupRequest: (request) => {
-              const next = each();
-              const headers = { ...request.headers };
-              if (next.body) headers['content-type'] = 'application/json';
-              else delete headers['content-type'];
-              return { ...request, method: next.method, path: next.path, body: next.body, headers };
-            },
-          },
-        ]
-      : undefined,
+    requests: each ? sendEach(each) : undefined,
   });
   const byMethod = new Map<string, number[]>();
   if (options.byMethod)
@@ -340,19 +329,6 @@ const createBody = {
   projectDetail: 'Created by the benchmark. '.repeat(10),
   generalTag: ['bench'],
 };
-
-/** One request's latency in ms, failing loudly on an error answer. */
-async function timed(url: string, headers: Record<string, string>, request: Request) {
-  const started = performance.now();
-  const response = await fetch(url + request.path, {
-    method: request.method,
-    headers: request.body ? { ...headers, 'content-type': 'application/json' } : headers,
-    body: request.body,
-  });
-  const body = await response.text();
-  if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
-  return Number((performance.now() - started).toFixed(1));
-}
 
 /**
  * The first request of each kind builds what it needs (the trees of an order or of a filter key,

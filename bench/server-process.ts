@@ -113,3 +113,20 @@ export async function signIn(url: string): Promise<string> {
   if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
   return ((await response.json()) as { sessionId: string }).sessionId;
 }
+
+/** Sends one request of a workload; answers its latency in ms, failing loudly on an error answer. */
+export async function timed(
+  url: string,
+  headers: Record<string, string>,
+  request: { method: string; path: string; body?: string },
+): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url + request.path, {
+    method: request.method,
+    headers: request.body ? { ...headers, 'content-type': 'application/json' } : headers,
+    body: request.body,
+  });
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
+  return Number((performance.now() - started).toFixed(1));
+}

@@ -206,55 +206,21 @@ async function feedAlone(hub: Server, session: string) {
 async function benchDownload(hub: Server, session: string, shas: string[]) {
   const dir = join(args['hub-dir'], '..', 'sync-transfer-sink');
   const http = withHttp;
+  /** Every blob over node:http into files, with the steps `steps` says. */
+  const toFiles = (steps?: Parameters<typeof toDisk>[1]) => (): Promise<void> =>
+    downloadAll(hub, session, shas, http, toDisk(dir, steps));
   const all: [string, () => Promise<void>][] = [
     ['feed', () => feedAlone(hub, session)],
     ['fetch-memory', () => downloadAll(hub, session, shas, withFetch, intoMemory)],
     ['http-memory', () => downloadAll(hub, session, shas, http, intoMemory)],
-    [
-      'http-hash',
-      () =>
-        downloadAll(
-          hub,
-          session,
-          shas,
-          http,
-          toDisk(dir, { hash: true, write: false, fsync: false }),
-        ),
-    ],
-    [
-      'http-write',
-      () =>
-        downloadAll(
-          hub,
-          session,
-          shas,
-          http,
-          toDisk(dir, { hash: false, write: true, fsync: false }),
-        ),
-    ],
-    [
-      'http-write-fsync',
-      () =>
-        downloadAll(
-          hub,
-          session,
-          shas,
-          http,
-          toDisk(dir, { hash: false, write: true, fsync: true }),
-        ),
-    ],
+    ['http-hash', toFiles({ hash: true, write: false, fsync: false })],
+    ['http-write', toFiles({ hash: false, write: true, fsync: false })],
+    ['http-write-fsync', toFiles({ hash: false, write: true, fsync: true })],
     ['fetch-all', () => downloadAll(hub, session, shas, withFetch, toDisk(dir))],
-    ['http-all', () => downloadAll(hub, session, shas, http, toDisk(dir))],
+    ['http-all', toFiles()],
     ...[1, 2, 4].map((mib): [string, () => Promise<void>] => [
       `http-all-bg${mib}`,
-      () =>
-        downloadAll(
-          hub,
-          session,
-          shas,
-          http,
-          toDisk(dir, { hash: true, write: true, fsync: true, syncEvery: mib << 20 }),
-        ),
+      toFiles({ hash: true, write: true, fsync: true, syncEvery: mib << 20 }),
     ]),
   ];
   const wanted = args.variants?.split(',');
