@@ -12,10 +12,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PortfolioRecord } from '../shared';
-import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
 import { PortfolioIndex } from '../server/repositories/portfolio-index';
 import { Store } from '../server/storage/store';
-import { listWorkload, type Request } from './list-workload';
+import { listRequestOf, listWorkload, type Request } from './list-workload';
 import { makePortfolios } from './seed';
 
 const QUERIES = 3000;
@@ -53,16 +52,7 @@ async function measure(size: number) {
         writes.push(store.commit([{ type: 'put', col: 'portfolios', key: id, value }]));
         return;
       }
-      const params = new URL(`http://bench${request.path}`).searchParams;
-      const get = (name: string) => params.get(name) ?? undefined;
-      const search = parseSearch(get('q'));
-      const scope = listScope(
-        parseOrderBy(get('orderBy'), search !== null),
-        parseFilter(get('filter'), 'admin'),
-        false,
-        search,
-      );
-      index.query({ ...scope, after: null, limit: Number(get('pageSize') ?? 100) });
+      index.query(listRequestOf(request.path));
     };
     const first = (request: Request) => {
       const started = process.cpuUsage();

@@ -5,6 +5,8 @@
  */
 import type { RequestParams } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
+import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
+import type { ListRequest } from '../server/repositories/portfolio-index';
 import { CATEGORIES, random, WORDS } from './seed';
 
 export const ORDERS = ['createdTime', 'projectTitle-', 'modifiedTime-', 'category,projectTitle'];
@@ -95,4 +97,21 @@ export function sendEach(next: () => { method: string; path: string; body?: stri
       },
     },
   ];
+}
+
+/**
+ * A workload's list URL as the repository's first-page request, parsed as the list route does
+ * (an admin's view): for the benches that ask the index or the repository in-process.
+ */
+export function listRequestOf(path: string): ListRequest {
+  const params = new URL(`http://bench${path}`).searchParams;
+  const get = (name: string) => params.get(name) ?? undefined;
+  const search = parseSearch(get('q'));
+  const scope = listScope(
+    parseOrderBy(get('orderBy'), search !== null),
+    parseFilter(get('filter'), 'admin'),
+    false,
+    search,
+  );
+  return { ...scope, after: null, limit: Number(get('pageSize') ?? 100) };
 }

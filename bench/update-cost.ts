@@ -12,11 +12,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
 import { PortfolioService, type Caller } from '../server/services/portfolio-service';
 import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
 import { Store } from '../server/storage/store';
-import { listWorkload } from './list-workload';
+import { listRequestOf, listWorkload } from './list-workload';
 import { makePortfolios, seedDataDir } from './seed';
 
 const { values: args } = parseArgs({
@@ -46,16 +45,7 @@ try {
   const workload = listWorkload(records);
 
   const list = async (path: string) => {
-    const params = new URL(`http://bench${path}`).searchParams;
-    const get = (name: string) => params.get(name) ?? undefined;
-    const search = parseSearch(get('q'));
-    const scope = listScope(
-      parseOrderBy(get('orderBy'), search !== null),
-      parseFilter(get('filter'), 'admin'),
-      false,
-      search,
-    );
-    await repository.query({ ...scope, after: null, limit: Number(get('pageSize') ?? 100) });
+    await repository.query(listRequestOf(path));
   };
   // Warm-up: every order and filter value's trees, some counts and searches, the word index.
   for (let count = 0; count < 2000; count++) await list(workload.list().path);
