@@ -3,7 +3,7 @@
  * memberBarcode and staffPick, four orders, page sizes 20–100, three small fields; the same mixed
  * with 5 % updates; and full-text searches. Deterministic: every run sends the same sequence.
  */
-import type { RequestParams } from 'autocannon';
+import type { Instance, RequestParams } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
 import type { ListRequest } from '../server/repositories/portfolio-index';
@@ -97,6 +97,44 @@ export function sendEach(next: () => { method: string; path: string; body?: stri
       },
     },
   ];
+}
+
+export interface Latencies {
+  count: number;
+  p50: number;
+  p99: number;
+}
+
+/** p50 and p99 of latencies in ms (sorted in place). */
+export function percentiles(latencies: number[]): Latencies {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(2));
+  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
+}
+
+/**
+ * Records the latency of every answer of an autocannon run under the HTTP method of its request
+ * (the 95/5 mix: its lists and its updates apart); `take()` once the run is done.
+ */
+export function latenciesByMethod(instance: Instance) {
+  const byMethod = new Map<string, number[]>();
+  // With one request in flight per connection, a response answers the request its client
+  // built last; the method is the first word of that request's bytes.
+  instance.on('response', (client, _status, _bytes, ms) => {
+    const sent = (client as { requestIterator: { currentRequest: { requestBuffer: Buffer } } })
+      .requestIterator.currentRequest.requestBuffer;
+    const method = sent.subarray(0, sent.indexOf(32)).toString();
+    let latencies = byMethod.get(method);
+    if (!latencies) byMethod.set(method, (latencies = []));
+    latencies.push(ms);
+  });
+  return {
+    take: (): Record<string, Latencies> =>
+      Object.fromEntries(
+        [...byMethod].map(([method, latencies]) => [method, percentiles(latencies)]),
+      ),
+  };
 }
 
 /**

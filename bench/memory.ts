@@ -8,7 +8,8 @@
  * the child from /proc): RSS once the first list is answered (idle), once every kind of list has
  * built its trees (built: the requests of bench/run.ts's firstOfEachKind and its warm-up of every
  * order with every category and staffPick value), and the peak after loads of lists (every URL
- * new), 95/5 lists and updates, searches and updates. Each young-generation size given in
+ * new), 95/5 lists and updates, searches and updates, with each load's p50 and p99 (and its
+ * lists' and updates' apart, `byMethod`) and CPU per request. Each young-generation size given in
  * `--semi` runs the server as `npm run serve` does but with `--max-semi-space-size` and
  * `--min-semi-space-size` set to it; the sizes take turns (A B C A B C ...), so they share the
  * machine's load alike. `--snapshot FILE` writes a heap snapshot of the first server once built
@@ -20,7 +21,14 @@ import { cp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { CACHED_LIST_PATH, listWorkload, ORDERS, sendEach, type Request } from './list-workload';
+import {
+  CACHED_LIST_PATH,
+  latenciesByMethod,
+  listWorkload,
+  ORDERS,
+  sendEach,
+  type Request,
+} from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
 import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
 
@@ -168,13 +176,15 @@ async function load(
 ) {
   const cpuBefore = await cpuMsOf(pid);
   gc.take();
-  const result = await autocannon({
+  const instance = autocannon({
     url,
     connections: 20,
     duration: SECONDS,
     headers,
     requests: sendEach(each),
   });
+  const byMethod = latenciesByMethod(instance);
+  const result = await instance;
   if (result.non2xx > 0 || result.errors > 0)
     console.log(`    warning: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const cpuMs = (await cpuMsOf(pid)) - cpuBefore;
@@ -183,6 +193,7 @@ async function load(
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
+    byMethod: byMethod.take(),
     cpuMsPerRequest: Number((cpuMs / Math.max(1, result.requests.total)).toFixed(3)),
   };
 }

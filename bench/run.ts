@@ -21,7 +21,16 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import type { PortfolioRecord } from '../shared';
-import { CACHED_LIST_PATH, listWorkload, ORDERS, sendEach, type Request } from './list-workload';
+import {
+  CACHED_LIST_PATH,
+  latenciesByMethod,
+  listWorkload,
+  ORDERS,
+  percentiles,
+  sendEach,
+  type Latencies,
+  type Request,
+} from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir, seedJsonServer, seedPostgres } from './seed';
 import {
   buildServer,
@@ -53,12 +62,6 @@ const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 if (![1000, 10000, 100000].includes(SIZE)) throw new Error('--size must be 1000, 10000 or 100000');
 
-interface Latencies {
-  count: number;
-  p50: number;
-  p99: number;
-}
-
 interface Measurement {
   rps: number;
   p50: number;
@@ -67,14 +70,6 @@ interface Measurement {
   errors: number;
   /** Latencies per HTTP method, when asked for (the 95/5 mix: its lists and its updates). */
   byMethod?: Record<string, Latencies>;
-}
-
-/** p50 and p99 of latencies in ms (sorted in place). */
-function percentiles(latencies: number[]): Latencies {
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(2));
-  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
 }
 
 interface PagingMeasurement {
@@ -172,18 +167,7 @@ async function load(
     body: options.body ? JSON.stringify(options.body) : undefined,
     requests: each ? sendEach(each) : undefined,
   });
-  const byMethod = new Map<string, number[]>();
-  if (options.byMethod)
-    // With one request in flight per connection, a response answers the request its client
-    // built last; the method is the first word of that request's bytes.
-    instance.on('response', (client: unknown, _status: number, _bytes: number, ms: number) => {
-      const sent = (client as { requestIterator: { currentRequest: { requestBuffer: Buffer } } })
-        .requestIterator.currentRequest.requestBuffer;
-      const method = sent.subarray(0, sent.indexOf(32)).toString();
-      let latencies = byMethod.get(method);
-      if (!latencies) byMethod.set(method, (latencies = []));
-      latencies.push(ms);
-    });
+  const byMethod = options.byMethod ? latenciesByMethod(instance) : null;
   const result: Result = await instance;
   const measurement: Measurement = {
     rps: result.requests.average,
@@ -192,10 +176,7 @@ async function load(
     non2xx: result.non2xx,
     errors: result.errors,
   };
-  if (options.byMethod)
-    measurement.byMethod = Object.fromEntries(
-      [...byMethod].map(([method, latencies]) => [method, percentiles(latencies)]),
-    );
+  if (byMethod) measurement.byMethod = byMethod.take();
   console.log(
     `${measurement.rps.toFixed(0)} req/s, p50 ${measurement.p50} ms, p99 ${measurement.p99} ms`,
   );
