@@ -70,28 +70,41 @@ const emptySnapshot = (journalSeq: number): SnapshotData => ({
   collections: {},
 });
 
+/**
+ * Groups written at a time. Two take the wait for a busy event loop off most commits (one rarely
+ * arrives while two writes run, at the rates of a team); beyond them, commits still share a
+ * write, so a burst of commits does not become as many fdatasyncs.
+ */
+const MAX_WRITES_IN_FLIGHT = 2;
 const DEFAULT_COMPACT_MIN_BYTES = 8 * 1024 * 1024;
 const silentLog = { info() {}, warn() {}, error() {} };
 
 /**
  * The database: every collection lives in memory as Maps of immutable records; durability comes
  * from a write-ahead journal plus a lowdb snapshot that is rewritten in the background once the
- * journal has grown. A commit's cost is one appended line, independent of how much is stored,
- * and concurrent commits share one fdatasync (group commit).
+ * journal has grown. A commit's cost is one appended line, independent of how much is stored;
+ * commits made while earlier ones are being written share one durable write (group commit), and
+ * up to `MAX_WRITES_IN_FLIGHT` such writes overlap.
  *
  * Invariants:
  * - Records are never mutated after `commit`; a change stores a new object. That lets a snapshot
  *   capture state by reference while later commits go on.
  * - A commit is applied to memory at once (so the next request sees it) and resolves only once
- *   its journal line is durable. If the write fails, every commit not yet durable is rolled back
- *   in reverse order and rejected: memory again equals what is on disk.
+ *   its journal line, and every line before it, is durable. If a write fails, every commit not
+ *   yet durable is rolled back in reverse order and rejected, and the journal is cut back to
+ *   before them: memory again equals what is on disk.
  */
 export class Store {
   private readonly maps = new Map<CollectionName, Map<string, unknown>>(
     COLLECTIONS.map((name) => [name, new Map<string, unknown>()]),
   );
   private readonly listeners: ChangeListener[] = [];
+  /** Commits applied in memory whose group is not being written yet. */
   private queue: Batch[] = [];
+  /** Groups being written, in the order they were started (and are acknowledged). */
+  private inFlight: { group: Batch[]; outcome: Promise<Error | null> }[] = [];
+  /** No write starts: a segment switch or a failed write's cut waits for those in flight. */
+  private holding = false;
   private flushing: Promise<void> | null = null;
   private compaction: Promise<void> | null = null;
   private seq = 0;
@@ -243,6 +256,7 @@ export class Store {
     );
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ seq, line: serializeEntry({ seq, ops }), undo, resolve, reject });
+      this.startWrite();
       this.flushing ??= this.flush();
     });
   }
@@ -266,27 +280,74 @@ export class Store {
   }
 
   /**
-   * The flush slot: one loop at a time writes the journal. It is not a `SerialQueue` of writes on
-   * purpose: each turn takes every commit queued while the previous write ran and writes them as
-   * one group with one fdatasync (group commit), whereas a queue would write them one by one.
-   * Segment switches (`scheduleCompaction`) take the same slot, between two groups.
+   * Starts writing every queued commit as one group (group commit), unless
+   * `MAX_WRITES_IN_FLIGHT` groups are being written already or the journal is held (a segment
+   * switch or a failed write waits for the writes in flight): then the queue waits, and grows,
+   * until a write ends. Overlapping writes matter under load: a commit that had to wait for the
+   * write before it to end, and for the event loop to get round to that, waited about twice
+   * as long for its own line.
+   */
+  private startWrite(): void {
+    if (this.holding || this.queue.length === 0) return;
+    if (this.inFlight.length >= MAX_WRITES_IN_FLIGHT) return;
+    const group = this.queue;
+    this.queue = [];
+    const outcome = this.journal.write(group.map((batch) => batch.line).join('')).then(
+      (bytes) => {
+        this.journalBytes += bytes;
+        return null;
+      },
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    this.inFlight.push({ group, outcome });
+  }
+
+  /**
+   * The flush slot: one loop at a time acknowledges the groups written, in the order they were
+   * started (a group is durable only once every group before it is: a crash may leave a later
+   * one whole behind a torn earlier one, which replay cuts off with it). Segment switches
+   * (`scheduleCompaction`) take the same slot, when no write is in flight.
    */
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const group = this.queue;
-      this.queue = [];
-      try {
-        this.journalBytes += await this.journal.write(group.map((batch) => batch.line).join(''));
-      } catch (error) {
-        this.rollBack([...group, ...this.queue], error as Error);
-        this.queue = [];
+    for (;;) {
+      if (this.inFlight.length === 0) {
+        if (!this.compaction && this.wantsCompaction()) {
+          this.holding = true;
+          await this.captureAndCompact();
+        }
+        this.holding = false;
+        this.startWrite();
+        if (this.inFlight.length === 0) break;
+      }
+      const { group, outcome } = this.inFlight[0]!;
+      const error = await outcome;
+      this.inFlight.shift();
+      if (error) {
+        await this.cutBack(group, error);
         continue;
       }
       this.durableSeq = group.at(-1)!.seq;
       for (const batch of group) batch.resolve();
-      if (!this.compaction && this.wantsCompaction()) await this.captureAndCompact();
+      // A segment switch waits for the writes in flight; the queue waits for it.
+      if (!this.compaction && this.wantsCompaction()) this.holding = true;
+      else this.startWrite();
     }
     this.flushing = null;
+  }
+
+  /**
+   * A group's write failed: once the writes after it have ended, cuts the journal back to where
+   * that group began and rolls back it and every commit after it (none of them is durable).
+   */
+  private async cutBack(group: Batch[], cause: Error): Promise<void> {
+    this.holding = true;
+    await Promise.all(this.inFlight.map((write) => write.outcome));
+    await this.journal.cutBack();
+    const failed = [...group, ...this.inFlight.flatMap((write) => write.group), ...this.queue];
+    this.inFlight = [];
+    this.queue = [];
+    this.holding = false;
+    this.rollBack(failed, cause);
   }
 
   private rollBack(failed: Batch[], cause: Error): void {
@@ -309,10 +370,10 @@ export class Store {
   }
 
   private scheduleCompaction(): void {
-    if (this.compaction || this.closed) return;
-    // The segment switch must not race a journal write: run it in the flush slot.
-    if (this.flushing) return; // the flush loop compacts once it is past its group
-    this.flushing = this.captureAndCompact().then(() => this.flush());
+    if (this.compaction || this.closed || !this.wantsCompaction()) return;
+    // The segment switch must not race a journal write: run it in the flush slot, which
+    // compacts once no write is in flight.
+    this.flushing ??= this.flush();
   }
 
   /**

@@ -1,6 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { appendFile, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import {
+  appendFile,
+  open as openFile,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
@@ -41,6 +53,17 @@ const keys = (store: Store) => [...store.collection('portfolios').keys()].sort()
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   return Number(child.stdout.toString());
+}
+
+/** The open flags of this process's descriptor of `path` (Linux: /proc/self/fdinfo). */
+async function fdFlagsOf(path: string): Promise<number> {
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+    return parseInt(/flags:\s+(\d+)/.exec(info)![1]!, 8);
+  }
+  throw new Error(`${path} is not open`);
 }
 
 describe('Store', () => {
@@ -90,6 +113,101 @@ describe('Store', () => {
     store = await reopen(store, dir);
     expect(keys(store)).toEqual(['a', 'after', 'gone']);
     expect(store.get('portfolios', 'a')).toEqual({ v: 'old' });
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'writes the journal O_DSYNC: a group is durable in one write, without a separate fdatasync',
+    async () => {
+      const dir = await tempDir();
+      const store = await openStore(dir);
+      const probe = await openFile(join(dir, 'probe'), 'w');
+      const datasync = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'datasync');
+      await probe.close();
+      await store.commit([put('a', 1)]);
+      expect(datasync).not.toHaveBeenCalled();
+      const segment = (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+      const flags = await fdFlagsOf(join(dir, segment));
+      expect(flags & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC);
+    },
+  );
+
+  it('starts a second write while one is in flight, and groups what comes during both', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    const write = vi.spyOn(Journal.prototype, 'write');
+    const first = store.commit([put('a', 1)]);
+    expect(write).toHaveBeenCalledTimes(1);
+    // Not kept waiting for the first write (and for the event loop to see it end).
+    const second = store.commit([put('b', 2)]);
+    expect(write).toHaveBeenCalledTimes(2);
+    const rest = [store.commit([put('c', 3)]), store.commit([put('d', 4)])];
+    expect(write).toHaveBeenCalledTimes(2);
+    await Promise.all([first, second, ...rest]);
+    expect(write).toHaveBeenCalledTimes(3);
+    expect(write.mock.calls[2]![0].split('\n')).toHaveLength(3); // c and d: one group
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('acknowledges overlapping writes in order: one that ends first waits for those before it', async () => {
+    const store = await openStore(await tempDir());
+    const writes: ((bytes: number) => void)[] = [];
+    vi.spyOn(Journal.prototype, 'write').mockImplementation(
+      () => new Promise<number>((resolve) => writes.push(resolve)),
+    );
+    const acknowledged: string[] = [];
+    const first = store.commit([put('a', 1)]).then(() => acknowledged.push('a'));
+    const second = store.commit([put('b', 2)]).then(() => acknowledged.push('b'));
+    expect(writes).toHaveLength(2);
+    writes[1]!(10);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(acknowledged).toEqual([]);
+    writes[0]!(10);
+    await Promise.all([first, second]);
+    expect(acknowledged).toEqual(['a', 'b']);
+  });
+
+  it('keeps the writes before a failed one, and rolls back it and those after it', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    const first = store.commit([put('a', 1)]);
+    store.injectWriteFault(new Error('disk full'));
+    const failed = store.commit([put('b', 2)]); // in flight beside the first, and fails
+    const after = store.commit([put('c', 3)]); // written once the first ends, then cut off
+    await first;
+    await expect(failed).rejects.toBeInstanceOf(StorageWriteError);
+    await expect(after).rejects.toBeInstanceOf(StorageWriteError);
+    expect(keys(store)).toEqual(['a']);
+    await store.commit([put('d', 4)]);
+    const segment = (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+    const journal = await readFile(join(dir, segment), 'utf8');
+    expect(
+      journal
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).s),
+    ).toEqual([1, 2]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['a', 'd']);
+  });
+
+  it('cuts off a whole journal line left by a crash behind a torn one (writes overlap)', async () => {
+    const dir = await tempDir();
+    let store = await openStore(dir);
+    await store.commit([put('whole', 1)]);
+    await store.close();
+    open.splice(0);
+    const segment = (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+    // The earlier write never reached the disk (a hole reads as zeros); the later one did.
+    await appendFile(
+      join(dir, segment),
+      '\0'.repeat(40) + '{"s":3,"o":[{"type":"put","col":"portfolios","key":"later","value":1}]}\n',
+    );
+    store = await openStore(dir);
+    expect(keys(store)).toEqual(['whole']);
+    await store.commit([put('next', 2)]);
+    store = await reopen(store, dir);
+    expect(keys(store)).toEqual(['next', 'whole']);
   });
 
   it('writes snapshots with a version, rotating previous generations', async () => {
