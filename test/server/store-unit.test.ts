@@ -19,7 +19,12 @@ import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir
 import { Journal } from '../../server/storage/journal';
 import { UnsupportedSchemaVersionError, SCHEMA_VERSION } from '../../server/storage/migrations';
 import { StorageCorruptError } from '../../server/storage/snapshot-file';
-import { Store, StorageWriteError, type StoreOptions } from '../../server/storage/store';
+import {
+  MAX_WRITES_IN_FLIGHT,
+  Store,
+  StorageWriteError,
+  type StoreOptions,
+} from '../../server/storage/store';
 import { makeTempDir } from '../helpers/test-server';
 
 const dirs: string[] = [];
@@ -131,22 +136,23 @@ describe('Store', () => {
     },
   );
 
-  it('starts a second write while one is in flight, and groups what comes during both', async () => {
+  it('starts a write while others are in flight, up to a limit, and groups what comes beyond it', async () => {
     const dir = await tempDir();
     let store = await openStore(dir);
     const write = vi.spyOn(Journal.prototype, 'write');
-    const first = store.commit([put('a', 1)]);
-    expect(write).toHaveBeenCalledTimes(1);
-    // Not kept waiting for the first write (and for the event loop to see it end).
-    const second = store.commit([put('b', 2)]);
-    expect(write).toHaveBeenCalledTimes(2);
-    const rest = [store.commit([put('c', 3)]), store.commit([put('d', 4)])];
-    expect(write).toHaveBeenCalledTimes(2);
-    await Promise.all([first, second, ...rest]);
-    expect(write).toHaveBeenCalledTimes(3);
-    expect(write.mock.calls[2]![0].split('\n')).toHaveLength(3); // c and d: one group
+    const started: Promise<void>[] = [];
+    for (let i = 1; i <= MAX_WRITES_IN_FLIGHT; i++) {
+      // Not kept waiting for the writes before (and for the event loop to see them end).
+      started.push(store.commit([put(`k${i}`, i)]));
+      expect(write).toHaveBeenCalledTimes(i);
+    }
+    const grouped = [store.commit([put('x', 1)]), store.commit([put('y', 2)])];
+    expect(write).toHaveBeenCalledTimes(MAX_WRITES_IN_FLIGHT);
+    await Promise.all([...started, ...grouped]);
+    expect(write).toHaveBeenCalledTimes(MAX_WRITES_IN_FLIGHT + 1);
+    expect(write.mock.calls.at(-1)![0].split('\n')).toHaveLength(3); // x and y: one group
     store = await reopen(store, dir);
-    expect(keys(store)).toEqual(['a', 'b', 'c', 'd']);
+    expect(keys(store)).toHaveLength(MAX_WRITES_IN_FLIGHT + 2);
   });
 
   it('acknowledges overlapping writes in order: one that ends first waits for those before it', async () => {
