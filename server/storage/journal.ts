@@ -25,12 +25,13 @@ export interface JournalEntry {
 }
 
 /**
- * Segments are opened O_DSYNC where the OS has it (Linux, macOS): a write then returns once its
- * bytes are durable, as a write and an fdatasync do, but in one threadpool job instead of two.
- * Under load each job's completion waits for a turn of a busy event loop (a list request or
- * more per connection), so a second job doubled an update's wait for its journal line.
+ * On Linux, segments are opened O_DSYNC: a write then returns once its bytes are durable, as a
+ * write and an fdatasync do (the same sync of the file's range, disk cache flush included), but in
+ * one threadpool job instead of two. Under load each job's completion waits for a turn of a busy
+ * event loop (a list request or more per connection), so the second job doubled an update's wait
+ * for its journal line. Not on macOS: there libuv's fdatasync is F_FULLFSYNC, which O_DSYNC is not.
  */
-const DSYNC = constants.O_DSYNC as number | undefined;
+const DSYNC = process.platform === 'linux' ? constants.O_DSYNC : undefined;
 const SEGMENT_FLAGS =
   DSYNC === undefined ? 'w' : constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | DSYNC;
 
@@ -122,7 +123,7 @@ export class Journal {
   }
 
   /**
-   * Appends lines and makes them durable (one write, and without O_DSYNC one fdatasync, for the
+   * Appends lines and makes them durable (one write, and except on Linux one fdatasync, for the
    * whole group). The bytes are placed at once, before the first await, so several writes may run
    * at a time, each after the one called before it. A failed write leaves its bytes, and those of
    * any write called after it, to `cutBack`, once none of them is running.
