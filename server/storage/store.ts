@@ -104,7 +104,7 @@ export class Store {
   /** Commits applied in memory whose group is not being written yet. */
   private queue: Batch[] = [];
   /** Groups being written, in the order they were started (and are acknowledged). */
-  private inFlight: { group: Batch[]; outcome: Promise<Error | null> }[] = [];
+  private inFlight: { group: Batch[]; outcome: Promise<number | Error> }[] = [];
   /** No write starts: a segment switch or a failed write's cut waits for those in flight. */
   private holding = false;
   private flushing: Promise<void> | null = null;
@@ -294,13 +294,10 @@ export class Store {
     if (this.inFlight.length >= MAX_WRITES_IN_FLIGHT) return;
     const group = this.queue;
     this.queue = [];
-    const outcome = this.journal.write(group.map((batch) => batch.line).join('')).then(
-      (bytes) => {
-        this.journalBytes += bytes;
-        return null;
-      },
-      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-    );
+    // Settles with the bytes written or the error, never rejects: the flush loop reads each in turn.
+    const outcome = this.journal
+      .write(group.map((batch) => batch.line).join(''))
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     this.inFlight.push({ group, outcome });
   }
 
@@ -322,12 +319,13 @@ export class Store {
         if (this.inFlight.length === 0) break;
       }
       const { group, outcome } = this.inFlight[0]!;
-      const error = await outcome;
+      const written = await outcome;
       this.inFlight.shift();
-      if (error) {
-        await this.cutBack(group, error);
+      if (written instanceof Error) {
+        await this.cutBack(group, written);
         continue;
       }
+      this.journalBytes += written;
       this.durableSeq = group.at(-1)!.seq;
       for (const batch of group) batch.resolve();
       // A segment switch waits for the writes in flight; the queue waits for it.
