@@ -44,7 +44,6 @@ export interface SnapshotFileOptions {
 }
 
 const RECORDS_PER_CHUNK = 500;
-const NEWLINE = 0x0a;
 
 /**
  * Collections a snapshot keeps as a checked section that is parsed on first use rather than at
@@ -57,8 +56,10 @@ const DEFERRED_COLLECTIONS: ReadonlySet<string> = new Set(['revisions']);
 /** One collection's line of a snapshot, kept unparsed until first use. */
 export class DeferredSection {
   constructor(
-    /** The line, without its newline: `{"collection":…,"entries":[[key,value],…]}`. */
+    /** The line's UTF-8, without its newline: `{"collection":…,"entries":[[key,value],…]}`. */
     readonly bytes: Buffer,
+    /** The line's length as a JavaScript string (UTF-16 code units), as the trailer gives it. */
+    readonly length: number,
     readonly sha1: string,
   ) {}
 
@@ -75,8 +76,9 @@ export class DeferredSection {
  *
  * The file (version 3 on) is lines: a header `{"version":…,"journalSeq":…,"format":"lines"}`,
  * one line per collection `{"collection":…,"entries":[[key,value],…]}`, and a trailer that
- * lists each section's byte length (and, for deferred ones, its sha1): a file cut short or a
- * section of another length is unreadable. Versions 1 and 2 wrote one JSON document, still read.
+ * lists each section's length (in UTF-16 code units, as the text is read: the file is read as
+ * one string, like the one-document format, so that no 100 MB buffer outlives the parse) and,
+ * for deferred ones, its sha1: a file cut short or a section of another length is unreadable. Versions 1 and 2 wrote one JSON document, still read.
  */
 export class SnapshotFile implements Adapter<SnapshotState> {
   constructor(
@@ -114,17 +116,17 @@ export class SnapshotFile implements Adapter<SnapshotState> {
     let found = false;
     for (let generation = 0; generation <= this.options.generations; generation++) {
       const candidate = this.generationPath(generation);
-      let bytes: Buffer;
+      let text: string;
       const started = performance.now();
       try {
-        bytes = await readFile(candidate);
+        text = await readFile(candidate, 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
       found = true;
       const read = performance.now();
-      const parsed = parseSnapshot(bytes);
+      const parsed = parseSnapshot(text);
       if (timings) {
         timings.snapshotRead = Math.round(read - started);
         timings.snapshotParse = Math.round(performance.now() - read);
@@ -178,7 +180,7 @@ export class SnapshotFile implements Adapter<SnapshotState> {
  * for tools and tests that look inside one. Null when it is unreadable.
  */
 export async function readSnapshotDocument(path: string): Promise<SnapshotData | null> {
-  const parsed = parseSnapshot(await readFile(path));
+  const parsed = parseSnapshot(await readFile(path, 'utf8'));
   if (!parsed || parsed.format === 'document') return parsed?.data ?? null;
   const collections: Collections = {};
   const sections = [
@@ -200,16 +202,15 @@ interface Header {
 }
 
 interface Trailer {
-  sections: { collection: string; bytes: number; sha1?: string }[];
+  sections: { collection: string; length: number; sha1?: string }[];
 }
 
-function parseSnapshot(bytes: Buffer): ReadSnapshot | null {
+function parseSnapshot(text: string): ReadSnapshot | null {
   try {
-    const headerEnd = bytes.indexOf(NEWLINE);
-    const header =
-      headerEnd < 0 ? null : (JSON.parse(bytes.toString('utf8', 0, headerEnd)) as Partial<Header>);
-    if (header?.format === 'lines') return parseLines(bytes, headerEnd, header);
-    const data = JSON.parse(bytes.toString('utf8')) as SnapshotData;
+    const headerEnd = text.indexOf('\n');
+    const header = headerEnd < 0 ? null : (JSON.parse(text.slice(0, headerEnd)) as Partial<Header>);
+    if (header?.format === 'lines') return parseLines(text, headerEnd, header);
+    const data = JSON.parse(text) as SnapshotData;
     const valid =
       Number.isInteger(data.version) &&
       Number.isInteger(data.journalSeq) &&
@@ -222,25 +223,25 @@ function parseSnapshot(bytes: Buffer): ReadSnapshot | null {
 }
 
 /** Throws (caught by parseSnapshot) on anything but a whole, well-formed file. */
-function parseLines(bytes: Buffer, headerEnd: number, header: Partial<Header>): ReadSnapshot {
+function parseLines(text: string, headerEnd: number, header: Partial<Header>): ReadSnapshot {
   if (!Number.isInteger(header.version) || !Number.isInteger(header.journalSeq))
     throw new Error('bad header');
-  if (bytes.at(-1) !== NEWLINE) throw new Error('cut short');
-  const trailerStart = bytes.lastIndexOf(NEWLINE, bytes.length - 2) + 1;
-  const trailer = JSON.parse(bytes.toString('utf8', trailerStart, bytes.length - 1)) as Trailer;
+  if (!text.endsWith('\n')) throw new Error('cut short');
+  const trailerStart = text.lastIndexOf('\n', text.length - 2) + 1;
+  const trailer = JSON.parse(text.slice(trailerStart, -1)) as Trailer;
   const collections = new Map<string, Map<string, unknown>>();
   const deferred = new Map<string, DeferredSection>();
   let start = headerEnd + 1;
-  for (const { collection, bytes: length, sha1 } of trailer.sections) {
+  for (const { collection, length, sha1 } of trailer.sections) {
     const end = start + length;
-    if (end >= trailerStart || bytes[end] !== NEWLINE) throw new Error('section length');
+    if (end >= trailerStart || text[end] !== '\n') throw new Error('section length');
     if (sha1 === undefined) {
-      collections.set(collection, parseSection(bytes.toString('utf8', start, end)).entries);
+      collections.set(collection, parseSection(text.slice(start, end)).entries);
     } else {
-      // A copy, so that the whole file's buffer is not kept for one section.
-      const section = Buffer.from(bytes.subarray(start, end));
+      // Its own bytes, so that the file's text is not kept for one section.
+      const section = Buffer.from(text.slice(start, end), 'utf8');
       if (digest(section) !== sha1) throw new Error('section digest');
-      deferred.set(collection, new DeferredSection(section, sha1));
+      deferred.set(collection, new DeferredSection(section, length, sha1));
     }
     start = end + 1;
   }
@@ -293,13 +294,13 @@ async function* serializeSnapshot(data: SnapshotState): AsyncGenerator<string | 
     if (records instanceof DeferredSection) {
       yield records.bytes;
       yield '\n';
-      trailer.sections.push({ collection, bytes: records.bytes.length, sha1: records.sha1 });
+      trailer.sections.push({ collection, length: records.length, sha1: records.sha1 });
       continue;
     }
     const hash = DEFERRED_COLLECTIONS.has(collection) ? createHash('sha1') : null;
     let length = 0;
     const emit = (text: string) => {
-      length += Buffer.byteLength(text);
+      length += text.length;
       hash?.update(text);
       return text;
     };
@@ -317,7 +318,7 @@ async function* serializeSnapshot(data: SnapshotState): AsyncGenerator<string | 
     }
     yield emit(`${chunk.join('')}]}`);
     yield '\n';
-    trailer.sections.push({ collection, bytes: length, ...(hash && { sha1: hash.digest('hex') }) });
+    trailer.sections.push({ collection, length, ...(hash && { sha1: hash.digest('hex') }) });
   }
   yield `${JSON.stringify(trailer)}\n`;
 }
