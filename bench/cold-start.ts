@@ -9,11 +9,15 @@
  *   npx tsx bench/cold-start.ts --cli out/server-before/cli.js --cli out/server/cli.js
  *   npx tsx bench/cold-start.ts --empty        # listening time with a new, empty data directory
  *
+ * With several builds, each starts on its own copy of the seeded directory (made afresh each run),
+ * since a build may rewrite the directory in a format an older one refuses (schema 3's snapshot
+ * lines); the sign-in start before the timed ones lets each build migrate its copy untimed.
+ *
  * Builds nothing: run `npm run build:server` first. For a "before", build the older code and copy
  * out/server to out/server-before: the `--cli` files must lie inside the project, so that their
  * packages resolve from its node_modules.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -92,8 +96,8 @@ async function seededDataDir(): Promise<string> {
   return dataDir;
 }
 
-async function signedIn(dataDir: string): Promise<string> {
-  const server = start(CLIS[0]!, dataDir);
+async function signedIn(cli: string, dataDir: string): Promise<string> {
+  const server = start(cli, dataDir);
   try {
     return await signIn((await server.match)[1]!);
   } finally {
@@ -112,7 +116,18 @@ const load = () =>
     .join(' ');
 
 const dataDir = values.empty ? null : await seededDataDir();
-const session = dataDir ? await signedIn(dataDir) : null;
+/** Each build's data directory (the seeded one itself with one build) and session in it. */
+const dataDirs = new Map<string, { dir: string; session: string }>();
+if (dataDir) {
+  for (const [index, cli] of CLIS.entries()) {
+    const dir: string = CLIS.length === 1 ? dataDir : `${dataDir}-build${index}`;
+    if (dir !== dataDir) {
+      rmSync(dir, { recursive: true, force: true });
+      cpSync(dataDir, dir, { recursive: true });
+    }
+    dataDirs.set(cli, { dir, session: await signedIn(cli, dir) });
+  }
+}
 interface Results {
   listeningMs: number[];
   listeningCpuMs: number[];
@@ -125,9 +140,10 @@ const results = new Map<string, Results>(
 console.log(`load average at start: ${load()}`);
 for (let run = 0; run < RUNS; run++) {
   for (const cli of run % 2 ? [...CLIS].reverse() : CLIS) {
-    const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'portfolio-cold-empty-'));
+    const seeded = dataDirs.get(cli);
+    const dir = seeded?.dir ?? mkdtempSync(join(tmpdir(), 'portfolio-cold-empty-'));
     try {
-      const timing = await coldStart(cli, dir, session);
+      const timing = await coldStart(cli, dir, seeded?.session ?? null);
       const result = results.get(cli)!;
       result.listeningMs.push(timing.listeningMs);
       result.listeningCpuMs.push(timing.listeningCpuMs);

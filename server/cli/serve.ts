@@ -8,7 +8,7 @@ import {
   DatabaseConnectError,
   DatabaseSchemaTooNewError,
   targetOf,
-} from '../storage/postgres/database';
+} from '../storage/postgres/database-errors';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 import { HUB_ENV, HUB_FLAG, hubOf } from './sync';
 

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
-import { connectionFailure } from '../storage/postgres/database';
+import { connectionFailure } from '../storage/postgres/database-errors';
 import { StorageWriteError } from '../storage/store';
 import { validationDetails } from '../validation/ajv';
 

@@ -6,12 +6,9 @@ import { EmbeddedUserRepository } from '../repositories/user-repository';
 import type { UserRepository } from '../repositories/user-repository-contract';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
 import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
-import { openDatabase, type Database } from '../storage/postgres/database';
+import type { Database } from '../storage/postgres/database';
 import { runExclusive } from '../storage/postgres/exclusive-job';
-import { PgPortfolioRepository } from '../storage/postgres/pg-portfolio-repository';
-import { PgUserRepository } from '../storage/postgres/pg-user-repository';
-import { SessionCache } from '../storage/postgres/session-cache';
-import { sharedSetting } from '../storage/postgres/settings';
+import type { SessionCache } from '../storage/postgres/session-cache';
 import { Store, type StoreOptions } from '../storage/store';
 
 declare module 'fastify' {
@@ -42,6 +39,14 @@ export default fp(
   async function storage(app: FastifyInstance, options: Omit<StoreOptions, 'log'>) {
     const url = app.config.database;
     if (url) {
+      // Loaded only here: pg and node-pg-migrate are a tenth of an embedded start's module loading.
+      const [{ openDatabase }, { PgPortfolioRepository }, { PgUserRepository }, { sharedSetting }] =
+        await Promise.all([
+          import('../storage/postgres/database'),
+          import('../storage/postgres/pg-portfolio-repository'),
+          import('../storage/postgres/pg-user-repository'),
+          import('../storage/postgres/settings'),
+        ]);
       await mkdir(options.dataDir, { recursive: true });
       const database = await openDatabase(url, {
         logger: { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) },
@@ -140,6 +145,7 @@ async function sessionCache(
 ): Promise<SessionCache | undefined> {
   const { sessionCacheMs, sessionIdleMs } = app.config.auth;
   if (sessionCacheMs <= 0) return undefined;
+  const { SessionCache } = await import('../storage/postgres/session-cache');
   const cache = new SessionCache({ ttlMs: sessionCacheMs, idleMs: sessionIdleMs });
   const changes = database.changes();
   changes.subscribe(cache);

@@ -11,7 +11,7 @@ import {
 import type { SnapshotData } from './snapshot-file';
 
 /** Version of the data layout this build writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * Version 1 → 2 (DESIGN §9): every portfolio gets a `seq` (1..n in createdTime order, then
@@ -66,6 +66,9 @@ function addChangeSequence(data: SnapshotData): SnapshotData {
  */
 const MIGRATIONS: Record<number, (data: SnapshotData) => SnapshotData> = {
   1: addChangeSequence,
+  // Version 2 → 3 changes the snapshot file only (one line per collection, the revisions
+  // parsed on first use: snapshot-file.ts); the records stay as they are.
+  2: (data) => data,
 };
 
 export class UnsupportedSchemaVersionError extends Error {

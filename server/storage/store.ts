@@ -4,11 +4,13 @@ import { Low } from 'lowdb';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
+import type { DeferredSection } from './snapshot-file';
 import {
   SnapshotFile,
   StorageCorruptError,
-  type Collections,
+  type ReadSnapshot,
   type SnapshotData,
+  type SnapshotState,
 } from './snapshot-file';
 
 export const COLLECTIONS = [
@@ -63,8 +65,23 @@ interface UndoEntry {
   prev: unknown;
 }
 
+const emptySnapshotDocument = (): SnapshotData => ({
+  version: SCHEMA_VERSION,
+  journalSeq: 0,
+  collections: {},
+});
+
+/**
+ * A collection the snapshot left unparsed (snapshot-file.ts): its section, and the journal's
+ * changes to it since that snapshot, applied in order once it is parsed.
+ */
+interface Deferred {
+  section: DeferredSection;
+  replayed: [key: string, value: unknown][];
+}
+
 /** What lowdb holds between snapshots: nothing of the records, which live in the maps. */
-const emptySnapshot = (journalSeq: number): SnapshotData => ({
+const emptySnapshot = (journalSeq: number): SnapshotState => ({
   version: SCHEMA_VERSION,
   journalSeq,
   collections: {},
@@ -100,6 +117,8 @@ export class Store {
   private readonly maps = new Map<CollectionName, Map<string, unknown>>(
     COLLECTIONS.map((name) => [name, new Map<string, unknown>()]),
   );
+  /** Collections still in their snapshot section; `map` parses one on first use. */
+  private readonly deferred = new Map<CollectionName, Deferred>();
   private readonly listeners: ChangeListener[] = [];
   /** Commits applied in memory whose group is not being written yet. */
   private queue: Batch[] = [];
@@ -127,7 +146,7 @@ export class Store {
     },
     private readonly lock: DataDirLock,
     private readonly journal: Journal,
-    private readonly snapshot: Low<SnapshotData>,
+    private readonly snapshot: Low<SnapshotState>,
     private readonly snapshotFile: SnapshotFile,
   ) {}
 
@@ -148,7 +167,7 @@ export class Store {
             `Database file ${setAside} was unreadable and set aside; recovered from ${loaded}`,
           ),
       });
-      const low = new Low<SnapshotData>(file, {
+      const low = new Low<SnapshotState>(file, {
         version: SCHEMA_VERSION,
         journalSeq: 0,
         collections: {},
@@ -174,58 +193,33 @@ export class Store {
   }
 
   private async load(): Promise<void> {
-    let found = true;
     const started = performance.now();
+    let read: ReadSnapshot | null;
     try {
-      const data = await this.snapshotFile.read(this.openTimings);
-      if (data) this.snapshot.data = data;
-      else found = false;
+      read = await this.snapshotFile.readSnapshot(this.openTimings);
     } catch (error) {
       // Every generation is unreadable. While the journal still starts at the very first change,
       // replaying it from an empty base loses nothing; otherwise refuse to open.
       const first = (await this.journal.segments())[0];
       if (!(error instanceof StorageCorruptError) || first?.firstSeq !== 1) throw error;
       this.options.log.warn(`${error.message}; rebuilt from the journal`);
+      read = { format: 'document', data: emptySnapshotDocument() };
     }
-    const snapshot = this.snapshot.data;
     const replayStarted = performance.now();
-    const { entries, bytes } = await this.journal.replay(snapshot.journalSeq, (message) =>
-      this.options.log.error({}, message),
-    );
-    const collections = snapshot.collections;
-    for (const entry of entries) {
-      for (const op of entry.ops) {
-        const records = (collections[op.col] ??= {});
-        if (op.type === 'put')
-          records[op.key] = replayedValue(op, (col, key) => collections[col]?.[key]);
-        else delete records[op.key];
-      }
-    }
+    const { version, lastSeq, bytes } =
+      read?.format === 'lines'
+        ? await this.loadLines(read)
+        : await this.loadDocument(read?.data ?? null);
     this.openTimings.journalReplay = Math.round(performance.now() - replayStarted);
-    const lastSeq = entries.at(-1)?.seq ?? snapshot.journalSeq;
-    // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
-    // first snapshot only once the journal had grown. Later ones write one at creation (below).
-    const version = found ? snapshot.version : entries.length > 0 ? 1 : SCHEMA_VERSION;
-    const migrated = migrate({ version, journalSeq: lastSeq, collections });
-    this.timeOpening('maps', () => {
-      for (const name of COLLECTIONS) {
-        const map = this.maps.get(name)!;
-        const records = migrated.collections[name] ?? {};
-        // for-in rather than Object.entries: no pair array per record (100k of them at start).
-        for (const key in records) map.set(key, records[key]);
-      }
-    });
-    // The maps hold every record now: the parsed collections, dictionaries of 100k keys (12 MB
-    // at 100k portfolios), are not kept for the next snapshot, which captures the maps.
     this.snapshot.data = emptySnapshot(lastSeq);
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
     this.lastSnapshotBytesEstimate = await this.snapshotBytes();
     await this.journal.startSegment(lastSeq + 1);
-    if (migrated.version !== version) {
-      this.options.log.info(`Migrated the database from version ${version} to ${migrated.version}`);
+    if (SCHEMA_VERSION !== version) {
+      this.options.log.info(`Migrated the database from version ${version} to ${SCHEMA_VERSION}`);
     }
-    if (migrated.version !== version || !found) {
+    if (SCHEMA_VERSION !== version || !read) {
       this.compactRequested = true;
       this.scheduleCompaction();
       await this.idle();
@@ -235,13 +229,95 @@ export class Store {
     this.openTimings.store = Math.round(performance.now() - started);
   }
 
+  /**
+   * A snapshot in lines (version 3 on): its parsed collections become the maps as they are, and
+   * the journal is replayed onto them; a deferred collection keeps its section and the journal's
+   * changes to it, for `map`.
+   */
+  private async loadLines(read: Extract<ReadSnapshot, { format: 'lines' }>) {
+    migrate({ version: read.version, journalSeq: read.journalSeq, collections: {} }); // too new?
+    for (const name of COLLECTIONS) {
+      const parsed = read.collections.get(name);
+      if (parsed) this.maps.set(name, parsed);
+      const section = read.deferred.get(name);
+      if (section) this.deferred.set(name, { section, replayed: [] });
+    }
+    const { entries, bytes } = await this.journal.replay(read.journalSeq, (message) =>
+      this.options.log.error({}, message),
+    );
+    this.timeOpening('maps', () => {
+      for (const entry of entries) {
+        for (const op of entry.ops) {
+          const col = op.col as CollectionName;
+          if (!this.maps.has(col)) continue;
+          const value =
+            op.type === 'put'
+              ? replayedValue(op, (c, key) => this.map(c as CollectionName)?.get(key))
+              : undefined;
+          const deferred = this.deferred.get(col);
+          if (deferred) deferred.replayed.push([op.key, value]);
+          else if (value === undefined) this.maps.get(col)!.delete(op.key);
+          else this.maps.get(col)!.set(op.key, value);
+        }
+      }
+    });
+    const lastSeq = entries.at(-1)?.seq ?? read.journalSeq;
+    return { version: read.version, lastSeq, bytes };
+  }
+
+  /** A snapshot as one JSON document (versions 1 and 2), or none: replayed, migrated, mapped. */
+  private async loadDocument(snapshot: SnapshotData | null) {
+    const base = snapshot ?? emptySnapshotDocument();
+    const { entries, bytes } = await this.journal.replay(base.journalSeq, (message) =>
+      this.options.log.error({}, message),
+    );
+    const collections = base.collections;
+    for (const entry of entries) {
+      for (const op of entry.ops) {
+        const records = (collections[op.col] ??= {});
+        if (op.type === 'put')
+          records[op.key] = replayedValue(op, (col, key) => collections[col]?.[key]);
+        else delete records[op.key];
+      }
+    }
+    const lastSeq = entries.at(-1)?.seq ?? base.journalSeq;
+    // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
+    // first snapshot only once the journal had grown. Later ones write one at creation (below).
+    const version = snapshot ? snapshot.version : entries.length > 0 ? 1 : SCHEMA_VERSION;
+    const migrated = migrate({ version, journalSeq: lastSeq, collections });
+    this.timeOpening('maps', () => {
+      for (const name of COLLECTIONS) {
+        const map = this.maps.get(name)!;
+        const records = migrated.collections[name] ?? {};
+        // for-in rather than Object.entries: no pair array per record (100k of them at start).
+        for (const key in records) map.set(key, records[key]);
+      }
+    });
+    return { version, lastSeq, bytes };
+  }
+
+  /** The live map of a collection, parsing it first if its snapshot section was deferred. */
+  private map(name: CollectionName): Map<string, unknown> {
+    const deferred = this.deferred.get(name);
+    if (deferred) {
+      this.deferred.delete(name);
+      const map = deferred.section.parse();
+      for (const [key, value] of deferred.replayed) {
+        if (value === undefined) map.delete(key);
+        else map.set(key, value);
+      }
+      this.maps.set(name, map);
+    }
+    return this.maps.get(name)!;
+  }
+
   /** Read access: the live map of a collection. Treat values as immutable. */
   collection<T>(name: CollectionName): ReadonlyMap<string, T> {
-    return this.maps.get(name) as ReadonlyMap<string, T>;
+    return this.map(name) as ReadonlyMap<string, T>;
   }
 
   get<T>(col: CollectionName, key: string): T | undefined {
-    return this.maps.get(col)!.get(key) as T | undefined;
+    return this.map(col).get(key) as T | undefined;
   }
 
   onChange(listener: ChangeListener): void {
@@ -266,14 +342,16 @@ export class Store {
   /** An embedded record must be the stored one itself, or replay would rebuild another value. */
   private assertEmbedded(op: Extract<Op, { type: 'put' }>): void {
     const { field, col, key } = op.embed!;
-    const stored = this.maps.get(col as CollectionName)?.get(key);
+    const stored = this.maps.has(col as CollectionName)
+      ? this.map(col as CollectionName).get(key)
+      : undefined;
     if (stored === undefined || (op.value as Record<string, unknown>)[field] !== stored)
       throw new Error(`${op.col}/${op.key}.${field} is not the record stored at ${col}/${key}`);
   }
 
   private apply(col: CollectionName, key: string, next: unknown): UndoEntry {
-    const map = this.maps.get(col);
-    if (!map) throw new Error(`Unknown collection ${col}`);
+    if (!this.maps.has(col)) throw new Error(`Unknown collection ${col}`);
+    const map = this.map(col);
     const prev = map.get(key);
     if (next === undefined) map.delete(key);
     else map.set(key, next);
@@ -417,7 +495,18 @@ export class Store {
     await segmentSwitched;
   }
 
-  private captureDurableState(): Collections {
+  /**
+   * The durable state: each map copied (its records shared), with the changes not yet durable
+   * undone in the copies; a collection still deferred is written back as its section (nothing
+   * can have changed it: a change parses it first).
+   */
+  private captureDurableState(): SnapshotState['collections'] {
+    const collections: Record<string, Map<string, unknown> | DeferredSection> = {};
+    for (const name of COLLECTIONS) {
+      const deferred = this.deferred.get(name);
+      collections[name] =
+        deferred && deferred.replayed.length === 0 ? deferred.section : new Map(this.map(name));
+    }
     const overlay = new Map<string, UndoEntry>();
     for (const batch of this.queue) {
       for (const entry of batch.undo) {
@@ -425,15 +514,10 @@ export class Store {
         if (!overlay.has(id)) overlay.set(id, entry);
       }
     }
-    const collections: Collections = {};
-    for (const [name, map] of this.maps) {
-      const records: Record<string, unknown> = {};
-      for (const [key, value] of map) records[key] = value;
-      collections[name] = records;
-    }
     for (const entry of overlay.values()) {
-      if (entry.prev === undefined) delete collections[entry.col]![entry.key];
-      else collections[entry.col]![entry.key] = entry.prev;
+      const records = collections[entry.col] as Map<string, unknown>;
+      if (entry.prev === undefined) records.delete(entry.key);
+      else records.set(entry.key, entry.prev);
     }
     return collections;
   }

@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { buildApp } from '../../server/app';
 import type * as PasswordModule from '../../server/auth/password';
 import { expectError } from '../helpers/error-body';
@@ -362,7 +363,7 @@ describe('secrets at rest', () => {
     const app = await buildApp({ dataDir, bootstrapAdmin: ADMIN }); // no auth overrides
     try {
       await app.store!.compactNow();
-      const db = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
+      const db = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
       const hash: string = db.collections.users.admin.passwordHash;
       const [scheme, logN, r, p, salt, key] = hash.split('$');
       expect({ scheme, logN, r, p }).toEqual({ scheme: 'scrypt', logN: '17', r: '8', p: '1' });

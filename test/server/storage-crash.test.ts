@@ -3,6 +3,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { SCHEMA_VERSION } from '../../server/storage/migrations';
 import { ADMIN, makeTempDir, portfolioBody, startTestServer } from '../helpers/test-server';
 
@@ -183,7 +184,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
       }
       // On disk: the current snapshot is whole JSON, and no torn journal line survives.
       await server.app.store!.idle();
-      const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
+      const snapshot = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
       expect(snapshot.version).toBe(SCHEMA_VERSION);
       for (const name of await journalSegments(dataDir)) {
         const text = await readFile(join(dataDir, name), 'utf8');

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { cp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import type { StoredFile } from '../../shared';
 import { filesOf } from '../../server/storage/blob-references';
 import { EmbeddedPortfolioRepository } from '../../server/storage/embedded-portfolio-repository';
@@ -73,7 +74,7 @@ describe.each(FIXTURE_DIRS)('migration from data version 1 (%s)', (fixture) => {
       );
       expect(repository.libraryId).toMatch(/^[0-9a-f-]{36}$/);
       // The migrated layout is written at once, as version 2.
-      const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
+      const snapshot = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
       expect(snapshot.version).toBe(SCHEMA_VERSION);
       expect(snapshot.collections.meta.library.seq).toBe(PORTFOLIOS.length);
       expect(Object.keys(snapshot.collections.revisions)).toHaveLength(PORTFOLIOS.length);

@@ -1,6 +1,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { SCHEMA_VERSION } from '../../server/storage/migrations';
 import { makeTempDir, startTestServer } from '../helpers/test-server';
 
@@ -36,7 +37,7 @@ describe('data layout versions', () => {
     });
     await first.app.store!.compactNow();
     await first.stop();
-    const snapshot = JSON.parse(await readFile(join(dataDir, 'db.json'), 'utf8'));
+    const snapshot = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
     expect(snapshot.version).toBe(SCHEMA_VERSION);
 
     const second = await startTestServer({ dataDir });

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { buildApp } from '../../server/app';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
 import { SCHEMA_VERSION } from '../../server/storage/migrations';
@@ -104,7 +105,7 @@ describe('durability across restarts', () => {
       const ids = [...a.ids, ...b.ids];
       const before = await snapshotOf(first, ids);
       await first.stop();
-      const db = JSON.parse(await readFile(join(first.dataDir, 'db.json'), 'utf8'));
+      const db = (await readSnapshotDocument(join(first.dataDir, 'db.json'))) as any;
       expect(db.version).toBe(SCHEMA_VERSION);
       expect(Object.keys(db.collections.portfolios).sort()).toEqual([...a.ids].sort());
 

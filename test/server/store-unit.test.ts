@@ -15,6 +15,7 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
 import { Journal } from '../../server/storage/journal';
 import { UnsupportedSchemaVersionError, SCHEMA_VERSION } from '../../server/storage/migrations';
@@ -83,7 +84,7 @@ describe('Store', () => {
     expect(keys(store)).toEqual(['a']);
     expect(store.get('portfolios', 'a')).toEqual({ n: 3 });
     // The only snapshot is the empty one made at creation: the records came from the journal.
-    const snapshot = JSON.parse(await readFile(join(dir, 'db.json'), 'utf8'));
+    const snapshot = (await readSnapshotDocument(join(dir, 'db.json'))) as any;
     expect(snapshot).toMatchObject({ version: SCHEMA_VERSION, journalSeq: 0 });
     expect(snapshot.collections.portfolios).toEqual({});
   });
@@ -223,7 +224,7 @@ describe('Store', () => {
     for (let round = 1; round <= 4; round++) {
       await store.commit([put(`r${round}`, round)]);
       await store.compactNow();
-      const db = JSON.parse(await readFile(join(dir, 'db.json'), 'utf8'));
+      const db = (await readSnapshotDocument(join(dir, 'db.json'))) as any;
       expect(db.version).toBe(SCHEMA_VERSION);
       expect(Object.keys(db.collections.portfolios)).toHaveLength(round);
       seqs.push(db.journalSeq);
@@ -231,9 +232,9 @@ describe('Store', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     const names = (await readdir(dir)).filter((name) => name.startsWith('db.json')).sort();
     expect(names).toEqual(['db.json', 'db.json.1', 'db.json.2']);
-    const previous = JSON.parse(await readFile(join(dir, 'db.json.1'), 'utf8'));
+    const previous = (await readSnapshotDocument(join(dir, 'db.json.1'))) as any;
     expect(Object.keys(previous.collections.portfolios)).toHaveLength(3);
-    const oldest = JSON.parse(await readFile(join(dir, 'db.json.2'), 'utf8'));
+    const oldest = (await readSnapshotDocument(join(dir, 'db.json.2'))) as any;
     expect(Object.keys(oldest.collections.portfolios)).toHaveLength(2);
   });
 
@@ -372,7 +373,7 @@ describe('Store', () => {
       UnsupportedSchemaVersionError,
     );
     expect(await readdir(dir)).not.toContain(LOCK_FILE_NAME);
-    expect(JSON.parse(await readFile(join(dir, 'db.json'), 'utf8')).version).toBe(
+    expect(((await readSnapshotDocument(join(dir, 'db.json'))) as any).version).toBe(
       SCHEMA_VERSION + 1,
     );
   });
