@@ -18,10 +18,10 @@ import {
   probeOf,
   rowComparator,
   rowOf,
-  rowsAfter,
   type OrderSpec,
   type Row,
   type RowTree,
+  visitRowsAfter,
 } from './sorted-rows';
 
 // The domain's cursor types, re-exported for the repository contract that speaks them.
@@ -499,14 +499,20 @@ export class PortfolioIndex {
   ) {
     const after = request.after ? probeOf(request.after, spec.order) : null;
     const items: PortfolioRecord[] = [];
+    const limit = request.limit;
     let last: Row | null = null;
-    for (const row of rowsAfter(trees, spec.compare, after)) {
-      if (!test(row)) continue;
-      if (items.length === request.limit) return { items, next: cursorOf(last!, spec.order) };
+    let next: Cursor | null = null;
+    visitRowsAfter(trees, spec.compare, after, (row) => {
+      if (!test(row)) return true;
+      if (items.length === limit) {
+        next = cursorOf(last!, spec.order);
+        return false;
+      }
       items.push(row.record);
       last = row;
-    }
-    return { items, next: null };
+      return true;
+    });
+    return { items, next };
   }
 
   private pageOfSorted(

@@ -26,6 +26,7 @@ import {
 } from '../domain/list-query';
 import { coverFileView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
+import { listAnswerWriter, type ListAnswerWriter } from '../http/list-answer-bytes';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
@@ -69,30 +70,46 @@ function itemsOf(records: PortfolioRecord[], fields: FieldTree, readData: FileDa
 
 type Serialize = (response: ListResponse) => string;
 
-/**
- * One compiled serializer per set of top-level keys: ListResponseSchema with its items narrowed
- * to those keys (the selection's sub-fields of `cover` are already applied to the items).
- */
-function serializers() {
-  const compiled = new Lru<Serialize>(32);
-  return (reply: FastifyReply, fields: FieldTree): Serialize => {
+type ListKey = keyof typeof ListItemSchema.properties;
+
+/** How the answers of one set of top-level keys are written. */
+interface Output {
+  keys: ListKey[];
+  /** Straight into bytes when there is no `cover` (see list-answer-bytes.ts). */
+  write: ListAnswerWriter | undefined;
+  /** Compiled when first needed (with `cover`, or a record the writer gave up on). */
+  serialize?: Serialize;
+}
+
+/** One Output per set of top-level keys. */
+function outputs() {
+  const made = new Lru<Output>(32);
+  return (fields: FieldTree): Output => {
     // In the schema's order, as the route's own serializer writes them.
-    const keys = Object.keys(ListItemSchema.properties).filter((name) => name in fields) as Array<
-      keyof typeof ListItemSchema.properties
-    >;
+    const keys = Object.keys(ListItemSchema.properties).filter(
+      (name) => name in fields,
+    ) as ListKey[];
     const key = keys.join(',');
-    let serialize = compiled.use(key);
-    if (serialize === undefined) {
-      const schema = Type.Object({
-        ...ListResponseSchema.properties,
-        lists: Type.Array(Type.Pick(ListItemSchema, keys)),
-      });
-      serialize = reply.compileSerializationSchema(schema) as Serialize;
-      compiled.put(key, serialize);
+    let output = made.use(key);
+    if (output === undefined) {
+      output = { keys, write: listAnswerWriter(keys) };
+      made.put(key, output);
     }
-    return serialize;
+    return output;
   };
 }
+
+/**
+ * ListResponseSchema with its items narrowed to `keys` (the selection's sub-fields of `cover` are
+ * already applied to the items).
+ */
+const serializerOf = (reply: FastifyReply, output: Output): Serialize =>
+  (output.serialize ??= reply.compileSerializationSchema(
+    Type.Object({
+      ...ListResponseSchema.properties,
+      lists: Type.Array(Type.Pick(ListItemSchema, output.keys)),
+    }),
+  ) as Serialize);
 
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
@@ -103,7 +120,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onListen', async () => portfolios.prepareListIndex?.());
   const tokens = app.pageTokens;
   const cache = new ListPageCache(app.config.listCacheBytes);
-  const serializerFor = serializers();
+  const outputFor = outputs();
 
   app.get<{ Querystring: ListQuery }>(
     '/api/v1/portfolio',
@@ -155,16 +172,23 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
         // Every list key but `cover` is the record's key of the same name (see itemsOf).
         fields: Object.keys(fields) as ListedKey[],
       });
+      const output = outputFor(fields);
+      const nextPageToken = page.next ? tokens.encode(page.next, scope) : '';
+      const written = output.write?.(page.items, page.total, nextPageToken);
+      if (written !== undefined) {
+        if (version !== undefined) cache.put(cacheKey, version, written);
+        return written;
+      }
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
-      const json = serializerFor(
+      const json = serializerOf(
         reply,
-        fields,
+        output,
       )({
         lists,
         result: lists.length,
         total: page.total,
-        nextPageToken: page.next ? tokens.encode(page.next, scope) : '',
+        nextPageToken,
       });
       // Cover data is streamed from the blob store, and never cached: it is the large part.
       if (!inline.isEmpty) {

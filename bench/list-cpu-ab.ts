@@ -1,0 +1,145 @@
+/**
+ * Two or more builds of the server on the embedded store, measured in turns (A B A B …) under one
+ * kind of the list workload (bench/list-workload.ts, answer cache off), each on its own copy of
+ * one seeded data directory: a before/after comparison of the CPU a list request costs, which a
+ * busy, shared machine skews far less than req/s (both are reported).
+ *
+ *   npx tsx bench/list-cpu-ab.ts --builds before=DIR,after=. [--size 10000] [--rounds 4]
+ *                                [--seconds 5] [--kind list|search|mixed] [--data-dir DIR]
+ *
+ * DIR is a folder holding a built `out/server/cli.js` (e.g. a copy of `out/server` from before a
+ * change in DIR/out/server, with `node_modules` and `package.json` linked or copied into DIR);
+ * `.` is this checkout's build (`npm run build:server` first). `--data-dir` keeps the seeded
+ * portfolios between runs (seeded when empty); by default a temporary one is made and removed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { listWorkload, ORDERS, sendEach } from './list-workload';
+import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
+import { ADMIN, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
+
+const { values: args } = parseArgs({
+  options: {
+    builds: { type: 'string' },
+    size: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '20' },
+    kind: { type: 'string', default: 'list' },
+    'data-dir': { type: 'string' },
+  },
+});
+if (!args.builds) throw new Error('--builds name=DIR,name=DIR is required');
+const builds = args.builds.split(',').map((spec) => {
+  const [name, dir] = spec.split('=') as [string, string];
+  return { name, dir: resolve(dir) };
+});
+
+/** CPU milliseconds of a process so far (user + system), from /proc. */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const records = makePortfolios(Number(args.size));
+const tmp = await mkdtemp(join(tmpdir(), 'portfolio-list-ab-'));
+const seeded = args['data-dir'] ?? join(tmp, 'seeded');
+if (!existsSync(join(seeded, 'db.json'))) await seedDataDir(seeded, records);
+
+async function start(name: string, dir: string) {
+  const [flags, cli] = [SERVE_COMMAND.slice(0, -2), SERVE_COMMAND.at(-2)!];
+  const dataDir = join(tmp, name);
+  await cp(seeded, dataDir, { recursive: true });
+  const server = startProcess(
+    [...flags, join(dir, cli), 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
+      PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
+      PORTFOLIO_LOG_LEVEL: 'warn',
+      PORTFOLIO_LIST_CACHE_MB: '0',
+    },
+    /API: +(http:\/\/\S+)\/api\/v1/,
+  );
+  const url = (await server.match)[1]!;
+  return { name, url, session: await signIn(url), ...server };
+}
+
+type Started = Awaited<ReturnType<typeof start>>;
+
+/** Every order with every category and staffPick value, so no measured request builds a tree. */
+async function buildTrees(server: Started) {
+  const headers = { authorization: server.session };
+  for (const orderBy of ORDERS)
+    for (const filter of [
+      ...CATEGORIES.map((category) => `category:${category}`),
+      'staffPick:true',
+      'staffPick:false',
+    ])
+      await timed(server.url, headers, {
+        method: 'GET',
+        path: `/api/v1/portfolio?${new URLSearchParams({ filter, orderBy, pageSize: '1', field: 'portfolioId' })}`,
+      });
+}
+
+async function measure(server: Started, seed: number, seconds: number) {
+  const workload = listWorkload(records, seed);
+  const kind = args.kind as 'list' | 'search' | 'mixed';
+  const before = cpuOf(server.child.pid!);
+  const result = await autocannon({
+    url: server.url,
+    connections: Number(args.connections),
+    duration: seconds,
+    headers: { authorization: server.session },
+    requests: sendEach(workload[kind]),
+  });
+  const count = result.requests.total;
+  return {
+    rate: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    cpuUs: ((cpuOf(server.child.pid!) - before) * 1000) / count,
+  };
+}
+
+const servers: Started[] = [];
+try {
+  for (const build of builds) servers.push(await start(build.name, build.dir));
+  for (const server of servers) {
+    await buildTrees(server);
+    await measure(server, 99, 3); // warm-up: JIT, trees of every memberBarcode asked
+  }
+  const rows = new Map<string, Array<Awaited<ReturnType<typeof measure>>>>(
+    servers.map((server) => [server.name, []]),
+  );
+  for (let round = 0; round < Number(args.rounds); round++) {
+    // Rotate who goes first, so no build always follows another's load.
+    const order = servers.map((_, at) => servers[(at + round) % servers.length]!);
+    for (const server of order) {
+      const row = await measure(server, 7 + round, Number(args.seconds));
+      rows.get(server.name)!.push(row);
+      const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+      console.log(
+        `round ${round} ${server.name}: ${row.rate.toFixed(0)} req/s, p50 ${row.p50} p99 ${row.p99} ms, ` +
+          `CPU per request ${row.cpuUs.toFixed(0)} µs; errors ${row.errors}; load ${load}`,
+      );
+    }
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  for (const [name, list] of rows)
+    console.log(
+      `${name} median: ${median(list.map((row) => row.rate)).toFixed(0)} req/s, CPU per request ` +
+        `${median(list.map((row) => row.cpuUs)).toFixed(0)} µs`,
+    );
+} finally {
+  for (const server of servers) await server.stop();
+  await rm(tmp, { recursive: true, force: true });
+}
