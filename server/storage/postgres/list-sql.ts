@@ -97,8 +97,10 @@ function itemKeys(request: ListRequest): ListedKey[] | null {
   for (const term of request.order)
     if (term.key !== RELEVANCE) keys.add(ORDER_RECORD_KEYS[term.key]);
   for (const key of keys) if (ITEM_COLUMNS[key] === undefined) return null;
-  return [...keys];
+  // In one order whatever the request's: the same keys make the same statement text.
+  return ITEMS_IN_ORDER.filter((key) => keys.has(key));
 }
+const ITEMS_IN_ORDER = Object.keys(ITEM_COLUMNS) as ListedKey[];
 
 /** The cursor value of a row under `key`: what the embedded index makes for it. */
 function sortValue(
@@ -355,7 +357,7 @@ const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_CO
 export function listStatement(
   request: ListRequest<ListedKey>,
   known: KnownTotal | undefined,
-): { text: string; values: unknown[]; counted: boolean; items: ListItems } {
+): { text: string; values: unknown[]; counted: boolean; items: ListItems; generic: boolean } {
   const order = sqlOrder(request);
   const walked = walkedTerms(request, order);
   const p = new Parameters();
@@ -391,7 +393,30 @@ export function listStatement(
       LIMIT ${limit}
     ) page ON true
     ORDER BY ${orderClause(walked, 'page.')}`;
-  return { text, values: p.values, counted: kept === null, items: keys ?? 'record' };
+  return {
+    text,
+    values: p.values,
+    counted: kept === null,
+    items: keys ?? 'record',
+    generic: genericPlanFits(request),
+  };
+}
+
+/** Filter keys matched by equality on a btree-indexed column (see filterCondition). */
+const EQUALITY_KEYS: ReadonlySet<FilterKey> = new Set([
+  ...(Object.keys(EXACT_COLUMNS) as FilterKey[]),
+  ...(Object.keys(BOOLEAN_COLUMNS) as FilterKey[]),
+]);
+
+/**
+ * Whether one plan made without the values serves the statement for any values: only equality
+ * filters, each served by a btree index (or an order index walked past the few it rejects), so
+ * the plan is the same. A search's or a title's matches, or an array's, may be a handful or
+ * nearly all, and their best plans differ by that (a bitmap of the matches, or the order's index
+ * walked until the page fills): those are planned with their values at every execution.
+ */
+function genericPlanFits(request: ListRequest): boolean {
+  return !request.search && [...request.filter.keys()].every((key) => EQUALITY_KEYS.has(key));
 }
 
 /** How a statement's rows hold their items: whole records, or these keys as columns. */
