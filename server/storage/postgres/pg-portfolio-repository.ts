@@ -139,7 +139,7 @@ export class PgPortfolioRepository implements PortfolioRepository {
     const { rows } = statement.generic
       ? await this.statements.query<ListRow>(text, values)
       : await this.pool.query<ListRow>(text, values);
-    const page = listPage(rows, request, items);
+    const page = listPage(rows[0]!, request, items);
     if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
   }
