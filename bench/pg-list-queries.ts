@@ -58,7 +58,7 @@ const requests = Array.from({ length: Number(args.requests) }, () => requestOf(n
 const database = await openDatabase(args.database);
 const client = new pg.Client({ connectionString: args.database });
 await client.connect();
-const repository = await PgPortfolioRepository.open(database.pool);
+const repository = await PgPortfolioRepository.open(database.pool, { listPool: database.listPool });
 const backends = async () =>
   (
     await client.query<{ pid: number }>(

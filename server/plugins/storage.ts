@@ -61,7 +61,10 @@ export default fp(
       );
       app.decorate(
         'portfolios',
-        await PgPortfolioRepository.open(database.pool, { history: app.config.history.enabled }),
+        await PgPortfolioRepository.open(database.pool, {
+          history: app.config.history.enabled,
+          listPool: database.listPool,
+        }),
       );
       app.decorate('runJob', (lock: number, job: () => Promise<unknown>) =>
         runExclusive(database.pool, lock, job),

@@ -61,6 +61,13 @@ export interface DatabaseOptions {
 
 export interface Database {
   readonly pool: pg.Pool;
+  /**
+   * Connections whose prepared statements get one generic plan, reused for any values, instead of
+   * being planned again at every execution (which cost a list about as much as running it). Only
+   * for statements whose best plan does not depend on their values: the list's of exact filters
+   * (see PgPortfolioRepository.query). Nothing else may run there.
+   */
+  readonly listPool: pg.Pool;
   /** `host:port`, for messages; never the password. */
   readonly target: string;
   /**
@@ -87,32 +94,32 @@ function databaseNameOf(url: string): string {
 export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<Database> {
   const target = targetOf(url);
   const logger = options.logger ?? SILENT;
-  const pool = new pg.Pool({
+  const config: pg.PoolConfig = {
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     application_name: 'portfolio-manager',
     types: TYPES,
-  });
-  // An idle connection that breaks (server restart, network) must not crash the process: the pool
-  // drops it, and the next query opens a new one or reports the failure to its caller.
-  pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
-  // A connection that breaks while checked out (a query in flight) emits 'error' too, and the pool
-  // listens only while a connection is idle: without a listener of its own that error would end
-  // the process. The query in flight is rejected all the same, so its caller answers 503.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  };
+  const pool = openPool(config, logger);
+  // Connections open on first use: an instance that serves no list opens none.
+  const listPool = openPool(
+    { ...config, application_name: 'portfolio-manager-list', options: GENERIC_PLANS },
+    logger,
+  );
   try {
     await migrate(pool, target, logger, {
       ...(options.mustExist && { mustExist: databaseNameOf(url) }),
     });
   } catch (error) {
-    await pool.end().catch(() => {});
+    await Promise.all([pool.end(), listPool.end()]).catch(() => {});
     const reason = connectionFailure(error);
     throw reason === undefined ? error : new DatabaseConnectError(target, reason);
   }
   let listener: ChangeListener | undefined;
   return {
     pool,
+    listPool,
     target,
     changes() {
       listener ??= new ChangeListener(
@@ -127,9 +134,27 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     },
     async close() {
       await listener?.close();
-      await pool.end();
+      await Promise.all([pool.end(), listPool.end()]);
     },
   };
+}
+
+/**
+ * Prepared statements planned once, for any values: see Database.listPool. A session setting of
+ * those connections, as PostgreSQL has no per-statement one.
+ */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+
+function openPool(config: pg.PoolConfig, logger: DatabaseLogger): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle connection that breaks (server restart, network) must not crash the process: the pool
+  // drops it, and the next query opens a new one or reports the failure to its caller.
+  pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
+  // A connection that breaks while checked out (a query in flight) emits 'error' too, and the pool
+  // listens only while a connection is idle: without a listener of its own that error would end
+  // the process. The query in flight is rejected all the same, so its caller answers 503.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
 }
 
 /**

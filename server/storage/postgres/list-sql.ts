@@ -97,8 +97,10 @@ function itemKeys(request: ListRequest): ListedKey[] | null {
   for (const term of request.order)
     if (term.key !== RELEVANCE) keys.add(ORDER_RECORD_KEYS[term.key]);
   for (const key of keys) if (ITEM_COLUMNS[key] === undefined) return null;
-  return [...keys];
+  // In one order whatever the request's: the same keys make the same statement text.
+  return ITEMS_IN_ORDER.filter((key) => keys.has(key));
 }
+const ITEMS_IN_ORDER = Object.keys(ITEM_COLUMNS) as ListedKey[];
 
 /** The cursor value of a row under `key`: what the embedded index makes for it. */
 function sortValue(
@@ -355,7 +357,7 @@ const BOOLEAN_COLUMNS_KEYS: ReadonlySet<string> = new Set(Object.keys(BOOLEAN_CO
 export function listStatement(
   request: ListRequest<ListedKey>,
   known: KnownTotal | undefined,
-): { text: string; values: unknown[]; counted: boolean; items: ListItems } {
+): { text: string; values: unknown[]; counted: boolean; items: ListItems; generic: boolean } {
   const order = sqlOrder(request);
   const walked = walkedTerms(request, order);
   const p = new Parameters();
@@ -374,69 +376,98 @@ export function listStatement(
     `CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
         ELSE (SELECT count(*) FROM portfolios WHERE ${whereClause(request, p, true)}) END`;
   const keys = itemKeys(request);
+  const names = keys ?? ['record'];
   // Whole records, or each key as a column named like the key (see ITEM_COLUMNS).
-  const columns = keys
-    ? keys.map((key) => `${ITEM_COLUMNS[key]!} AS "${key}"`)
-    : ['record', 'portfolio_id AS "portfolioId"'];
-  const outer = (keys ?? ['record', 'portfolioId']).map((name) => `page."${name}"`);
+  const columns = keys ? keys.map((key) => `${ITEM_COLUMNS[key]!} AS "${key}"`) : ['record'];
+  const relevance = walked.some((term) => term.key === RELEVANCE);
+  const cells = [...names.map((name) => `page."${name}"`), ...(relevance ? ['page.score'] : [])];
+  // The page as one JSON text, an array per match: node reads one value instead of a row per
+  // match (each a message parsed field by field), which cost it about as much again.
   const text = `
-    SELECT library.seq, ${total} AS total,
-      ${outer.join(', ')}, ${scored === 'portfolios' ? 'NULL::float8' : 'page.score'} AS score
-    FROM library
-    LEFT JOIN LATERAL (
-      SELECT ${columns.join(', ')}, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
-      FROM ${scored}
-      WHERE ${where}${after}
-      ORDER BY ${orderClause(walked)}
-      LIMIT ${limit}
-    ) page ON true
-    ORDER BY ${orderClause(walked, 'page.')}`;
-  return { text, values: p.values, counted: kept === null, items: keys ?? 'record' };
+    SELECT library.seq, ${total} AS total, (
+      SELECT json_agg(json_build_array(${cells.join(', ')}) ORDER BY ${orderClause(walked, 'page.')})::text
+      FROM (
+        SELECT ${columns.join(', ')}, portfolio_id${sortColumns.map((column) => `, ${column}`).join('')}
+        FROM ${scored}
+        WHERE ${where}${after}
+        ORDER BY ${orderClause(walked)}
+        LIMIT ${limit}
+      ) page
+    ) AS page
+    FROM library`;
+  return {
+    text,
+    values: p.values,
+    counted: kept === null,
+    items: keys ?? 'record',
+    generic: genericPlanFits(request),
+  };
 }
 
-/** How a statement's rows hold their items: whole records, or these keys as columns. */
+/** Filter keys matched by equality on a btree-indexed column (see filterCondition). */
+const EQUALITY_KEYS: ReadonlySet<FilterKey> = new Set([
+  ...(Object.keys(EXACT_COLUMNS) as FilterKey[]),
+  ...(Object.keys(BOOLEAN_COLUMNS) as FilterKey[]),
+]);
+
+/**
+ * Whether one plan made without the values serves the statement for any values: only equality
+ * filters, each served by a btree index (or an order index walked past the few it rejects), so
+ * the plan is the same. A search's or a title's matches, or an array's, may be a handful or
+ * nearly all, and their best plans differ by that (a bitmap of the matches, or the order's index
+ * walked until the page fills): those are planned with their values at every execution.
+ */
+function genericPlanFits(request: ListRequest): boolean {
+  return !request.search && [...request.filter.keys()].every((key) => EQUALITY_KEYS.has(key));
+}
+
+/** How a statement's matches hold their items: whole records, or these keys, in this order. */
 export type ListItems = 'record' | readonly ListedKey[];
 
 /**
- * A row of listStatement: the library's seq and the total on every row, then a match (its id
- * null when nothing matched), as its `record` or as its keys (see ListItems).
+ * The row of listStatement: the library's seq, the total, and the page as JSON: an array per
+ * match of its record or its keys' values (see ListItems), then its relevance under a relevance
+ * order; null when nothing matched.
  */
 export interface ListRow {
   seq: number;
   total: number;
-  portfolioId: string | null;
-  record?: PortfolioRecord;
-  /** The relevance of the row under a relevance order; null otherwise. */
-  score: number | null;
-  [key: string]: unknown;
+  page: string | null;
 }
 
 /** A listed item: at least the keys asked for, its id and the keys its cursor is made of. */
 type ListedItem<K extends ListedKey> = Pick<PortfolioRecord, K | OrderKey | 'portfolioId'>;
 
-function itemOf<K extends ListedKey>(row: ListRow, items: ListItems): ListedItem<K> {
-  if (items === 'record') return row.record!;
+/** A match as JSON gives it: the bytea of a title's key as `\x` and hex digits. */
+function itemOf<K extends ListedKey>(match: unknown[], items: ListItems): ListedItem<K> {
+  if (items === 'record') return match[0] as PortfolioRecord;
   const item: Record<string, unknown> = {};
-  for (const key of items)
-    item[key] = key === 'projectTitle' ? textOfKey(row[key] as Buffer) : row[key];
+  for (const [index, key] of items.entries()) {
+    const value = match[index];
+    item[key] =
+      key === 'projectTitle' ? textOfKey(Buffer.from((value as string).slice(2), 'hex')) : value;
+  }
   // itemKeys chose the keys: those asked for, the id and the order's (see ListedItem).
   return item as ListedItem<K>;
 }
 
 export function listPage<K extends ListedKey>(
-  rows: readonly ListRow[],
+  row: ListRow,
   request: ListRequest<K>,
   items: ListItems,
 ): ListPage<K> {
-  const matches = rows.filter((row) => row.portfolioId !== null);
-  const page = matches.slice(0, request.limit).map((row) => itemOf<K>(row, items));
+  const matches = row.page === null ? [] : (JSON.parse(row.page) as unknown[][]);
+  const page = matches.slice(0, request.limit).map((match) => itemOf<K>(match, items));
   const last = page.at(-1);
+  const order = sqlOrder(request);
+  const score = (match: unknown[]) =>
+    order.some((term) => term.key === RELEVANCE) ? (match.at(-1) as number) : null;
   return {
     items: page,
-    total: rows[0]?.total ?? 0,
+    total: row.total,
     next:
       matches.length > request.limit && last
-        ? cursorOf(last, matches[page.length - 1]!.score, sqlOrder(request))
+        ? cursorOf(last, score(matches[page.length - 1]!), order)
         : null,
   };
 }

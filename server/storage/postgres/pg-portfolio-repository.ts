@@ -20,6 +20,7 @@ import {
 } from '../../repositories/portfolio-repository-contract';
 import { filesOf } from '../blob-references';
 import { GroupCommit } from './group-commit';
+import { PreparedStatements } from './prepared-statements';
 import { searchColumns } from './search-sql';
 import { Lru } from '../../repositories/lru';
 import {
@@ -36,6 +37,12 @@ import {
 export interface PgRepositoryOptions {
   /** Keep superseded revisions (default). Off: only each portfolio's current revision is kept. */
   history?: boolean;
+  /**
+   * Where the list's statements of exact filters run prepared (Database.listPool, whose plans
+   * are made once for any values). Default: the pool, where they are prepared and planned anew
+   * at every execution until PostgreSQL judges a generic plan good enough.
+   */
+  listPool?: pg.Pool;
 }
 
 /** Portfolios purged or pruned per transaction: short transactions, short waits for writers. */
@@ -78,6 +85,8 @@ export class PgPortfolioRepository implements PortfolioRepository {
   /** Totals per filter and visibility, each with the seq it was counted at. */
   private readonly totals = new Lru<KnownTotal>(MAX_CACHED_TOTALS);
   private readonly writes: GroupCommit;
+  /** The list's statements of exact filters, prepared on each connection of the list pool. */
+  private readonly statements: PreparedStatements;
   /** Creates waiting for their writing turn (see insert). */
   private creates: QueuedCreate[] = [];
 
@@ -85,8 +94,10 @@ export class PgPortfolioRepository implements PortfolioRepository {
     private readonly pool: pg.Pool,
     readonly libraryId: string,
     private readonly keepHistory: boolean,
+    listPool: pg.Pool,
   ) {
     this.writes = new GroupCommit(pool);
+    this.statements = new PreparedStatements(listPool);
   }
 
   /** Opens the repository on a migrated database (see openDatabase). */
@@ -95,7 +106,12 @@ export class PgPortfolioRepository implements PortfolioRepository {
     options: PgRepositoryOptions = {},
   ): Promise<PgPortfolioRepository> {
     const { rows } = await pool.query<{ library_id: string }>('SELECT library_id FROM library');
-    return new PgPortfolioRepository(pool, rows[0]!.library_id, options.history ?? true);
+    return new PgPortfolioRepository(
+      pool,
+      rows[0]!.library_id,
+      options.history ?? true,
+      options.listPool ?? pool,
+    );
   }
 
   async get(portfolioId: string): Promise<StoredPortfolio | undefined> {
@@ -118,9 +134,12 @@ export class PgPortfolioRepository implements PortfolioRepository {
 
   async query<K extends ListedKey = ListedKey>(request: ListRequest<K>): Promise<ListPage<K>> {
     const key = `${request.visibleOnly ? 'viewer' : 'staff'}|${request.filterKey}|${request.searchKey}`;
-    const { text, values, counted, items } = listStatement(request, this.totals.use(key));
-    const { rows } = await this.pool.query<ListRow>(text, values);
-    const page = listPage(rows, request, items);
+    const statement = listStatement(request, this.totals.use(key));
+    const { text, values, counted, items } = statement;
+    const { rows } = statement.generic
+      ? await this.statements.query<ListRow>(text, values)
+      : await this.pool.query<ListRow>(text, values);
+    const page = listPage(rows[0]!, request, items);
     if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
   }
