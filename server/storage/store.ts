@@ -235,7 +235,9 @@ export class Store {
    * changes to it, for `map`.
    */
   private async loadLines(read: Extract<ReadSnapshot, { format: 'lines' }>) {
-    migrate({ version: read.version, journalSeq: read.journalSeq, collections: {} }); // too new?
+    // Lines began with version 3: this build's, or a newer one's, which `migrate` refuses. (A later
+    // version must migrate a lines file here, not an empty document.)
+    if (read.version !== SCHEMA_VERSION) migrate({ ...read, collections: {} });
     for (const name of COLLECTIONS) {
       const parsed = read.collections.get(name);
       if (parsed) this.maps.set(name, parsed);
@@ -245,22 +247,20 @@ export class Store {
     const { entries, bytes } = await this.journal.replay(read.journalSeq, (message) =>
       this.options.log.error({}, message),
     );
-    this.timeOpening('maps', () => {
-      for (const entry of entries) {
-        for (const op of entry.ops) {
-          const col = op.col as CollectionName;
-          if (!this.maps.has(col)) continue;
-          const value =
-            op.type === 'put'
-              ? replayedValue(op, (c, key) => this.map(c as CollectionName)?.get(key))
-              : undefined;
-          const deferred = this.deferred.get(col);
-          if (deferred) deferred.replayed.push([op.key, value]);
-          else if (value === undefined) this.maps.get(col)!.delete(op.key);
-          else this.maps.get(col)!.set(op.key, value);
-        }
+    for (const entry of entries) {
+      for (const op of entry.ops) {
+        const col = op.col as CollectionName;
+        if (!this.maps.has(col)) continue; // as before: only known collections are kept
+        const value =
+          op.type === 'put'
+            ? replayedValue(op, (c, key) => this.map(c as CollectionName)?.get(key))
+            : undefined;
+        const deferred = this.deferred.get(col);
+        if (deferred) deferred.replayed.push([op.key, value]);
+        else if (value === undefined) this.maps.get(col)!.delete(op.key);
+        else this.maps.get(col)!.set(op.key, value);
       }
-    });
+    }
     const lastSeq = entries.at(-1)?.seq ?? read.journalSeq;
     return { version: read.version, lastSeq, bytes };
   }

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../server/storage/migrations';
+import { SCHEMA_VERSION, UnsupportedSchemaVersionError } from '../../server/storage/migrations';
 import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { Store, type Op } from '../../server/storage/store';
 import { makeTempDir } from '../helpers/test-server';
@@ -162,6 +162,18 @@ describe('snapshot lines (schema 3)', () => {
     store = await openStore(dir);
     expect([...store.collection('portfolios').keys()].sort()).toEqual(['one', 'two']);
     expect((await readdir(dir)).some((name) => /^db\.json\.corrupt-\d+$/.test(name))).toBe(true);
+  });
+
+  it('refuses a lines snapshot of a newer version and leaves it as it is', async () => {
+    const dir = await tempDir();
+    const newer =
+      `${JSON.stringify({ version: SCHEMA_VERSION + 1, journalSeq: 0, format: 'lines' })}\n` +
+      `${JSON.stringify({ sections: [] })}\n`;
+    await writeFile(join(dir, 'db.json'), newer);
+    await expect(Store.open({ dataDir: dir })).rejects.toBeInstanceOf(
+      UnsupportedSchemaVersionError,
+    );
+    expect(await readFile(join(dir, 'db.json'), 'utf8')).toBe(newer);
   });
 
   it('opens a version 2 snapshot (one JSON document) and rewrites it as lines', async () => {
