@@ -28,7 +28,6 @@ import {
 } from '../domain/list-query';
 import { coverFileView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
-import { listAnswerWriter, type ListAnswerWriter } from '../http/list-answer-bytes';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
@@ -72,32 +71,28 @@ function itemsOf(records: PortfolioRecord[], fields: FieldTree, readData: FileDa
 
 type Serialize = (response: ListResponse) => string;
 
-type ListKey = keyof typeof ListItemSchema.properties;
-
-/** How the answers of one set of top-level keys are written. */
-interface Output {
-  keys: ListKey[];
-  /** Straight into bytes when there is no `cover` (see list-answer-bytes.ts). */
-  write: ListAnswerWriter | undefined;
-  /** Compiled when first needed (with `cover`, or a record the writer gave up on). */
-  serialize?: Serialize;
-}
-
-/** One Output per set of top-level keys. */
-function outputs() {
-  const made = new Lru<Output>(32);
-  return (fields: FieldTree): Output => {
+/**
+ * One compiled serializer per set of top-level keys: ListResponseSchema with its items narrowed
+ * to those keys (the selection's sub-fields of `cover` are already applied to the items).
+ */
+function serializers() {
+  const compiled = new Lru<Serialize>(32);
+  return (reply: FastifyReply, fields: FieldTree): Serialize => {
     // In the schema's order, as the route's own serializer writes them.
-    const keys = Object.keys(ListItemSchema.properties).filter(
-      (name) => name in fields,
-    ) as ListKey[];
+    const keys = Object.keys(ListItemSchema.properties).filter((name) => name in fields) as Array<
+      keyof typeof ListItemSchema.properties
+    >;
     const key = keys.join(',');
-    let output = made.use(key);
-    if (output === undefined) {
-      output = { keys, write: listAnswerWriter(keys) };
-      made.put(key, output);
+    let serialize = compiled.use(key);
+    if (serialize === undefined) {
+      const schema = Type.Object({
+        ...ListResponseSchema.properties,
+        lists: Type.Array(Type.Pick(ListItemSchema, keys)),
+      });
+      serialize = reply.compileSerializationSchema(schema) as Serialize;
+      compiled.put(key, serialize);
     }
-    return output;
+    return serialize;
   };
 }
 
@@ -106,7 +101,6 @@ interface Selection {
   fields: FieldTree;
   /** Every list key but `cover` is the record's key of the same name (see itemsOf). */
   listed: ListedKey[];
-  output: Output;
 }
 
 /**
@@ -118,7 +112,6 @@ interface Selection {
 function parsedQueries() {
   const scopes = new Lru<ListScope>(512);
   const selections = new Lru<Selection>(64);
-  const outputFor = outputs();
   return {
     scope(query: ListQuery, role: Role): ListScope {
       const key = JSON.stringify([role, query.orderBy, query.filter, query.q]);
@@ -141,25 +134,13 @@ function parsedQueries() {
       if (selection === undefined) {
         const fields = parseFields(raw, LIST_FIELDS) ?? DEFAULT_FIELDS;
         const listed = Object.keys(fields) as ListedKey[];
-        selection = { fields, listed, output: outputFor(fields) };
+        selection = { fields, listed };
         selections.put(key, selection);
       }
       return selection;
     },
   };
 }
-
-/**
- * ListResponseSchema with its items narrowed to `keys` (the selection's sub-fields of `cover` are
- * already applied to the items).
- */
-const serializerOf = (reply: FastifyReply, output: Output): Serialize =>
-  (output.serialize ??= reply.compileSerializationSchema(
-    Type.Object({
-      ...ListResponseSchema.properties,
-      lists: Type.Array(Type.Pick(ListItemSchema, output.keys)),
-    }),
-  ) as Serialize);
 
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
@@ -171,6 +152,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
   const tokens = app.pageTokens;
   const cache = new ListPageCache(app.config.listCacheBytes);
   const parsed = parsedQueries();
+  const serializerFor = serializers();
 
   app.get<{ Querystring: ListQuery }>(
     '/api/v1/portfolio',
@@ -194,9 +176,10 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
     },
     async (request, reply): Promise<Buffer | FastifyReply> => {
       const { user } = caller(request);
+      const visibleOnly = user.role === 'viewer';
       // The exact query string (valid, or validation would have answered 400) and what the
       // caller may see decide the answer, along with the data: see ListPageCache.
-      const cacheKey = `${user.role === 'viewer' ? 'viewer' : 'staff'} ${request.url}`;
+      const cacheKey = `${visibleOnly ? 'viewer' : 'staff'} ${request.url}`;
       const version = portfolios.listVersion?.();
       reply.type('application/json; charset=utf-8');
       if (version !== undefined) {
@@ -206,7 +189,7 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
 
       const query = request.query;
       const scope = parsed.scope(query, user.role);
-      const { fields, listed, output } = parsed.selection(query.field);
+      const { fields, listed } = parsed.selection(query.field);
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
       const page = await portfolios.query({
         ...scope,
@@ -214,22 +197,16 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
         limit: pageSizeOf(query.pageSize),
         fields: listed,
       });
-      const nextPageToken = page.next ? tokens.encode(page.next, scope) : '';
-      const written = output.write?.(page.items, page.total, nextPageToken);
-      if (written !== undefined) {
-        if (version !== undefined) cache.put(cacheKey, version, written);
-        return written;
-      }
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
-      const json = serializerOf(
+      const json = serializerFor(
         reply,
-        output,
+        fields,
       )({
         lists,
         result: lists.length,
         total: page.total,
-        nextPageToken,
+        nextPageToken: page.next ? tokens.encode(page.next, scope) : '',
       });
       // Cover data is streamed from the blob store, and never cached: it is the large part.
       if (!inline.isEmpty) {
