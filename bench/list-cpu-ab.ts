@@ -39,10 +39,10 @@ const builds = args.builds.split(',').map((spec) => {
   return { name, dir: resolve(dir) };
 });
 
-/** CPU milliseconds of a process so far (user + system), from /proc. */
-function cpuOf(pid: number): number {
+/** CPU milliseconds of a process so far, in user mode and in the kernel, from /proc. */
+function cpuOf(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 const records = makePortfolios(Number(args.size));
@@ -97,12 +97,17 @@ async function measure(server: Started, seed: number, seconds: number) {
     requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
+  const after = cpuOf(server.child.pid!);
+  const userUs = ((after.user - before.user) * 1000) / count;
+  const systemUs = ((after.system - before.system) * 1000) / count;
   return {
     rate: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
-    cpuUs: ((cpuOf(server.child.pid!) - before) * 1000) / count,
+    cpuUs: userUs + systemUs,
+    userUs,
+    systemUs,
   };
 }
 
@@ -125,7 +130,8 @@ try {
       const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
       console.log(
         `round ${round} ${server.name}: ${row.rate.toFixed(0)} req/s, p50 ${row.p50} p99 ${row.p99} ms, ` +
-          `CPU per request ${row.cpuUs.toFixed(0)} µs; errors ${row.errors}; load ${load}`,
+          `CPU per request ${row.cpuUs.toFixed(0)} µs (user ${row.userUs.toFixed(0)}, ` +
+          `system ${row.systemUs.toFixed(0)}); errors ${row.errors}; load ${load}`,
       );
     }
   }
@@ -137,7 +143,9 @@ try {
   for (const [name, list] of rows)
     console.log(
       `${name} median: ${median(list.map((row) => row.rate)).toFixed(0)} req/s, CPU per request ` +
-        `${median(list.map((row) => row.cpuUs)).toFixed(0)} µs`,
+        `${median(list.map((row) => row.cpuUs)).toFixed(0)} µs (user ` +
+        `${median(list.map((row) => row.userUs)).toFixed(0)}, system ` +
+        `${median(list.map((row) => row.systemUs)).toFixed(0)})`,
     );
 } finally {
   for (const server of servers) await server.stop();

@@ -10,6 +10,7 @@ import {
   type ListQuery,
   type ListResponse,
   type PortfolioRecord,
+  type Role,
 } from '../../shared';
 import {
   fieldTreeOf,
@@ -23,10 +24,10 @@ import {
   selects,
   type FieldTree,
   type FileDataReader,
+  type ListScope,
 } from '../domain/list-query';
 import { coverFileView } from '../domain/portfolio-view';
 import { InlineData, sendWithInlineData } from '../http/inline-data-response';
-import { listAnswerWriter, type ListAnswerWriter } from '../http/list-answer-bytes';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
@@ -70,46 +71,76 @@ function itemsOf(records: PortfolioRecord[], fields: FieldTree, readData: FileDa
 
 type Serialize = (response: ListResponse) => string;
 
-type ListKey = keyof typeof ListItemSchema.properties;
-
-/** How the answers of one set of top-level keys are written. */
-interface Output {
-  keys: ListKey[];
-  /** Straight into bytes when there is no `cover` (see list-answer-bytes.ts). */
-  write: ListAnswerWriter | undefined;
-  /** Compiled when first needed (with `cover`, or a record the writer gave up on). */
-  serialize?: Serialize;
-}
-
-/** One Output per set of top-level keys. */
-function outputs() {
-  const made = new Lru<Output>(32);
-  return (fields: FieldTree): Output => {
+/**
+ * One compiled serializer per set of top-level keys: ListResponseSchema with its items narrowed
+ * to those keys (the selection's sub-fields of `cover` are already applied to the items).
+ */
+function serializers() {
+  const compiled = new Lru<Serialize>(32);
+  return (reply: FastifyReply, fields: FieldTree): Serialize => {
     // In the schema's order, as the route's own serializer writes them.
-    const keys = Object.keys(ListItemSchema.properties).filter(
-      (name) => name in fields,
-    ) as ListKey[];
+    const keys = Object.keys(ListItemSchema.properties).filter((name) => name in fields) as Array<
+      keyof typeof ListItemSchema.properties
+    >;
     const key = keys.join(',');
-    let output = made.use(key);
-    if (output === undefined) {
-      output = { keys, write: listAnswerWriter(keys) };
-      made.put(key, output);
+    let serialize = compiled.use(key);
+    if (serialize === undefined) {
+      const schema = Type.Object({
+        ...ListResponseSchema.properties,
+        lists: Type.Array(Type.Pick(ListItemSchema, keys)),
+      });
+      serialize = reply.compileSerializationSchema(schema) as Serialize;
+      compiled.put(key, serialize);
     }
-    return output;
+    return serialize;
   };
 }
 
+/** A `field` parameter parsed, with what the repository and the answer need of it. */
+interface Selection {
+  fields: FieldTree;
+  /** Every list key but `cover` is the record's key of the same name (see itemsOf). */
+  listed: ListedKey[];
+}
+
 /**
- * ListResponseSchema with its items narrowed to `keys` (the selection's sub-fields of `cover` are
- * already applied to the items).
+ * The parameters of the queries seen lately, parsed: a team's lists repeat a few orders, filters
+ * and field selections in every combination, and parsing them again was about a tenth of the
+ * route's own work. Only what parsed is kept (a bad parameter throws its 400 every time), and
+ * what is kept is never changed by a request.
  */
-const serializerOf = (reply: FastifyReply, output: Output): Serialize =>
-  (output.serialize ??= reply.compileSerializationSchema(
-    Type.Object({
-      ...ListResponseSchema.properties,
-      lists: Type.Array(Type.Pick(ListItemSchema, output.keys)),
-    }),
-  ) as Serialize);
+function parsedQueries() {
+  const scopes = new Lru<ListScope>(512);
+  const selections = new Lru<Selection>(64);
+  return {
+    scope(query: ListQuery, role: Role): ListScope {
+      const key = JSON.stringify([role, query.orderBy, query.filter, query.q]);
+      let scope = scopes.use(key);
+      if (scope === undefined) {
+        const search = parseSearch(query.q);
+        scope = listScope(
+          parseOrderBy(query.orderBy, search !== null),
+          parseFilter(query.filter, role),
+          role === 'viewer',
+          search,
+        );
+        scopes.put(key, scope);
+      }
+      return scope;
+    },
+    selection(raw: string | undefined): Selection {
+      const key = raw ?? '';
+      let selection = selections.use(key);
+      if (selection === undefined) {
+        const fields = parseFields(raw, LIST_FIELDS) ?? DEFAULT_FIELDS;
+        const listed = Object.keys(fields) as ListedKey[];
+        selection = { fields, listed };
+        selections.put(key, selection);
+      }
+      return selection;
+    },
+  };
+}
 
 /** GET /api/v1/portfolio: sorted, filtered, keyset-paged list (DESIGN §4). */
 export default async function portfolioListRoutes(app: FastifyInstance) {
@@ -120,7 +151,8 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
   app.addHook('onListen', async () => portfolios.prepareListIndex?.());
   const tokens = app.pageTokens;
   const cache = new ListPageCache(app.config.listCacheBytes);
-  const outputFor = outputs();
+  const parsed = parsedQueries();
+  const serializerFor = serializers();
 
   app.get<{ Querystring: ListQuery }>(
     '/api/v1/portfolio',
@@ -156,39 +188,25 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       }
 
       const query = request.query;
-      const search = parseSearch(query.q);
-      const scope = listScope(
-        parseOrderBy(query.orderBy, search !== null),
-        parseFilter(query.filter, user.role),
-        visibleOnly,
-        search,
-      );
-      const fields = parseFields(query.field, LIST_FIELDS) ?? DEFAULT_FIELDS;
+      const scope = parsed.scope(query, user.role);
+      const { fields, listed } = parsed.selection(query.field);
       const after = query.pageToken ? tokens.decode(query.pageToken, scope) : null;
       const page = await portfolios.query({
         ...scope,
         after,
         limit: pageSizeOf(query.pageSize),
-        // Every list key but `cover` is the record's key of the same name (see itemsOf).
-        fields: Object.keys(fields) as ListedKey[],
+        fields: listed,
       });
-      const output = outputFor(fields);
-      const nextPageToken = page.next ? tokens.encode(page.next, scope) : '';
-      const written = output.write?.(page.items, page.total, nextPageToken);
-      if (written !== undefined) {
-        if (version !== undefined) cache.put(cacheKey, version, written);
-        return written;
-      }
       const inline = new InlineData();
       const lists = itemsOf(page.items, fields, inline.placeholder);
-      const json = serializerOf(
+      const json = serializerFor(
         reply,
-        output,
+        fields,
       )({
         lists,
         result: lists.length,
         total: page.total,
-        nextPageToken,
+        nextPageToken: page.next ? tokens.encode(page.next, scope) : '',
       });
       // Cover data is streamed from the blob store, and never cached: it is the large part.
       if (!inline.isEmpty) {
