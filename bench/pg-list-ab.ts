@@ -6,10 +6,13 @@
  * depend far less on what else runs.
  *
  *   npx tsx bench/pg-list-ab.ts --database postgres://…/db --a DIR --b DIR [--rounds 4] [--seconds 5]
+ *     [--b-database postgres://…/copy]
  *
  * DIR is a folder holding a built `out/server/cli.js` (e.g. a copy of `out` from before a change,
  * with `node_modules` and `package.json` linked or copied next to it); `--b .` is this checkout's
  * build. The database must hold the bench's portfolios (bench/seed.ts seedPostgres) for `--size`.
+ * `--b-database`: B on a copy of it instead (`CREATE DATABASE copy TEMPLATE db`), for a B that
+ * migrates the schema to a version A refuses.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,6 +28,7 @@ import { ADMIN, SERVE_COMMAND, signIn, startProcess } from './server-process';
 const { values: args } = parseArgs({
   options: {
     database: { type: 'string' },
+    'b-database': { type: 'string' },
     a: { type: 'string' },
     b: { type: 'string', default: '.' },
     size: { type: 'string', default: '100000' },
@@ -42,19 +46,30 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** A backend's CPU so far, or 0 if it ended since it was listed (an idle connection closed). */
+function cpuOrZero(pid: number): number {
+  try {
+    return cpuOf(pid);
+  } catch {
+    return 0;
+  }
+}
+
 const records = makePortfolios(Number(args.size));
 const tmp = await mkdtemp(join(tmpdir(), 'portfolio-ab-'));
+const databases = { A: args.database, B: args['b-database'] ?? args.database };
 const admin = new pg.Client({ connectionString: args.database });
 await admin.connect();
 const backendPids = async () =>
   (
     await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+      `SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])
          AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+      [Object.values(databases).map((url) => new URL(url).pathname.slice(1))],
     )
   ).rows.map((row) => row.pid);
 
-async function start(name: string, dir: string) {
+async function start(name: 'A' | 'B', dir: string) {
   const [flags, cli] = [SERVE_COMMAND.slice(0, -2), SERVE_COMMAND.at(-2)!];
   const server = startProcess(
     [...flags, join(resolve(dir), cli), 'serve', '--port', '0', '--data-dir', join(tmp, name)],
@@ -63,7 +78,7 @@ async function start(name: string, dir: string) {
       PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
       PORTFOLIO_LOG_LEVEL: 'warn',
       PORTFOLIO_LIST_CACHE_MB: '0',
-      PORTFOLIO_DATABASE_URL: args.database!,
+      PORTFOLIO_DATABASE_URL: databases[name],
     },
     /API: +(http:\/\/\S+)\/api\/v1/,
   );
@@ -78,7 +93,7 @@ async function measure(server: Started, seed: number, seconds: number) {
   const kind = args.kind as 'list' | 'search' | 'mixed';
   const before = {
     node: cpuOf(server.child.pid!),
-    db: new Map((await backendPids()).map((pid) => [pid, cpuOf(pid)])),
+    db: new Map((await backendPids()).map((pid) => [pid, cpuOrZero(pid)])),
   };
   const result = await autocannon({
     url: server.url,

@@ -49,24 +49,17 @@ const SORT_COLUMNS: Record<SqlOrderKey, string> = {
   category: 'category_key',
 };
 
-/** The text a sort key was made of (utf16Key of textSortValue): what follows the NUL. */
-export function textOfKey(key: Buffer): string {
-  const text = key.swap16().toString('utf16le');
-  return text.slice(text.indexOf('\u0000') + 1);
-}
-
 /**
  * The record keys a list item can be read from a row's typed columns (liveColumns) instead of
- * its JSON record, and how: the title from its sort key (stored text holds no NUL, so the text
- * is what follows the first one). Reading a key out of the JSON in SQL would cost the database
- * more than sending the whole record does (it parses the JSON: about 20 µs a row).
+ * its JSON record, and which column holds each. Reading a key out of the JSON in SQL would cost
+ * the database more than sending the whole record does (it parses the JSON: about 20 µs a row).
  */
 const ITEM_COLUMNS: { readonly [K in ListedKey]?: string } = {
   portfolioId: 'portfolio_id',
   revision: 'revision',
   createdTime: 'created_time',
   modifiedTime: 'modified_time',
-  projectTitle: 'title_key',
+  projectTitle: 'project_title',
   category: 'category',
   memberBarcode: 'member_barcode',
   readyToBuy: 'ready_to_buy',
@@ -438,15 +431,10 @@ export interface ListRow {
 /** A listed item: at least the keys asked for, its id and the keys its cursor is made of. */
 type ListedItem<K extends ListedKey> = Pick<PortfolioRecord, K | OrderKey | 'portfolioId'>;
 
-/** A match as JSON gives it: the bytea of a title's key as `\x` and hex digits. */
 function itemOf<K extends ListedKey>(match: unknown[], items: ListItems): ListedItem<K> {
   if (items === 'record') return match[0] as PortfolioRecord;
   const item: Record<string, unknown> = {};
-  for (const [index, key] of items.entries()) {
-    const value = match[index];
-    item[key] =
-      key === 'projectTitle' ? textOfKey(Buffer.from((value as string).slice(2), 'hex')) : value;
-  }
+  for (const [index, key] of items.entries()) item[key] = match[index];
   // itemKeys chose the keys: those asked for, the id and the order's (see ListedItem).
   return item as ListedItem<K>;
 }

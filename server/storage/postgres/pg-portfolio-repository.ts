@@ -521,6 +521,7 @@ export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
     seq: record.seq,
     created_time: record.createdTime,
     modified_time: record.modifiedTime,
+    project_title: record.projectTitle,
     title_key: utf16Key(textSortValue(record.projectTitle)),
     title_lower: record.projectTitle.toLowerCase(),
     category: record.category,

@@ -53,8 +53,9 @@ describe.skipIf(unavailable)(SUITE, () => {
       DROP INDEX portfolios_conflicted;
       ALTER TABLE portfolios DROP COLUMN search_words, DROP COLUMN title_words;
       ${UNDO_LIST_INDEXES}
-      DELETE FROM schema_migrations
-        WHERE name IN ('0002_search', '0003_devices', '0004_conflicts_index', '0005_list_indexes')`);
+      ALTER TABLE portfolios DROP COLUMN project_title;
+      DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices',
+        '0004_conflicts_index', '0005_list_indexes', '0006_project_title')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);

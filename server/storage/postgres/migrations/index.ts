@@ -4,6 +4,7 @@ import * as search from './0002_search';
 import * as devices from './0003_devices';
 import * as conflictsIndex from './0004_conflicts_index';
 import * as listIndexes from './0005_list_indexes';
+import * as projectTitle from './0006_project_title';
 
 export interface SchemaMigration {
   /** `NNNN_what`: the number is the schema version the migration brings the database to. */
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly SchemaMigration[] = [
   { name: '0003_devices', ...devices },
   { name: '0004_conflicts_index', ...conflictsIndex },
   { name: '0005_list_indexes', ...listIndexes },
+  { name: '0006_project_title', ...projectTitle },
 ];
 
 export const versionOf = (name: string): number => Number.parseInt(name, 10) || 0;

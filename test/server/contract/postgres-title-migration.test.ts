@@ -1,0 +1,57 @@
+/**
+ * Migration 0006 gives portfolios written before it their title as a column of its own, taken
+ * from their records, so an upgraded database lists titles at once.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { listScope, parseFilter, parseOrderBy } from '../../../server/domain/list-query';
+import { openDatabase, type Database } from '../../../server/storage/postgres/database';
+import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
+import { portfolioRecord } from '../../helpers/portfolio-record';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
+
+const SUITE = 'PostgreSQL schema 6 (project_title) on a database of schema 5';
+const unavailable = await postgresUnavailable(SUITE);
+
+const TITLES = ['Crème Brûlée', '😀 smile', 'back\\slash "quoted"', 'Plain'];
+
+describe.skipIf(unavailable)(SUITE, () => {
+  let testDatabase: TestDatabase;
+  let database: Database | undefined;
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  it('fills the title of existing portfolios when it migrates', async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase(testDatabase.url);
+    const repo = await PgPortfolioRepository.open(database.pool);
+    const meta = { by: 'ann', time: 1, command: 'create', changedFields: [] };
+    for (const [index, title] of TITLES.entries())
+      await repo.insert(portfolioRecord(`p${index}`, { projectTitle: title }), meta);
+    // Back to schema 5: without the column, as a database an older release left.
+    await database.pool.query(`ALTER TABLE portfolios DROP COLUMN project_title;
+      DELETE FROM schema_migrations WHERE name = '0006_project_title'`);
+    await database.close();
+    database = await openDatabase(testDatabase.url);
+    const upgraded = await PgPortfolioRepository.open(database.pool, {
+      listPool: database.listPool,
+    });
+    const page = await upgraded.query({
+      ...listScope(parseOrderBy('createdTime'), parseFilter('category:Art', 'admin'), false),
+      after: null,
+      limit: 10,
+      fields: ['portfolioId', 'projectTitle'],
+    });
+    expect(page.items.map((item) => item.projectTitle).sort()).toEqual([...TITLES].sort());
+    // Written from now on with every record.
+    await upgraded.insert(portfolioRecord('p9', { projectTitle: 'New one' }), meta);
+    const { rows } = await database.pool.query(
+      'SELECT portfolio_id, project_title FROM portfolios ORDER BY portfolio_id',
+    );
+    expect(rows.map((row: { project_title: string }) => row.project_title)).toEqual([
+      ...TITLES,
+      'New one',
+    ]);
+  });
+});
