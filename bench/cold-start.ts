@@ -17,13 +17,13 @@
  * out/server to out/server-before: the `--cli` files must lie inside the project, so that their
  * packages resolve from its node_modules.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CACHED_LIST_PATH } from './list-workload';
 import { makePortfolios, seedDataDir } from './seed';
-import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess } from './server-process';
+import { ADMIN, processCpu, ROOT, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
 const { values } = parseArgs({
   options: {
@@ -56,12 +56,6 @@ function start(cli: string, dataDir: string) {
   return { ...server, started };
 }
 
-/** CPU time (user + system, every thread) the process has used so far, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in 1/100 s
-}
-
 /**
  * One start: ms to listening and to the first list answered (null with `--empty`), and the CPU
  * the server used by then (less distorted by other work on the machine than the wall clock).
@@ -71,7 +65,7 @@ async function coldStart(cli: string, dataDir: string, session: string | null) {
   try {
     const url = (await server.match)[1]!;
     const listeningMs = performance.now() - server.started;
-    const listeningCpuMs = cpuMs(server.child.pid!);
+    const listeningCpuMs = processCpu(server.child.pid!).total;
     if (session === null) return { listeningMs, listeningCpuMs, firstListMs: null, cpuMs: null };
     for (;;) {
       const response = await fetch(url + CACHED_LIST_PATH, { headers: { authorization: session } });
@@ -80,7 +74,7 @@ async function coldStart(cli: string, dataDir: string, session: string | null) {
       await new Promise((done) => setTimeout(done, 10));
     }
     const firstListMs = performance.now() - server.started;
-    return { listeningMs, listeningCpuMs, firstListMs, cpuMs: cpuMs(server.child.pid!) };
+    return { listeningMs, listeningCpuMs, firstListMs, cpuMs: processCpu(server.child.pid!).total };
   } finally {
     await server.stop();
   }

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { listWorkload, ORDERS, sendEach } from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
-import { ADMIN, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
+import { ADMIN, processCpu, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,12 +38,6 @@ const builds = args.builds.split(',').map((spec) => {
   const [name, dir] = spec.split('=') as [string, string];
   return { name, dir: resolve(dir) };
 });
-
-/** CPU milliseconds of a process so far, in user mode and in the kernel, from /proc. */
-function cpuOf(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
 
 const records = makePortfolios(Number(args.size));
 const tmp = await mkdtemp(join(tmpdir(), 'portfolio-list-ab-'));
@@ -88,7 +82,7 @@ async function buildTrees(server: Started) {
 async function measure(server: Started, seed: number, seconds: number) {
   const workload = listWorkload(records, seed);
   const kind = args.kind as 'list' | 'search' | 'mixed';
-  const before = cpuOf(server.child.pid!);
+  const before = processCpu(server.child.pid!);
   const result = await autocannon({
     url: server.url,
     connections: Number(args.connections),
@@ -97,7 +91,7 @@ async function measure(server: Started, seed: number, seconds: number) {
     requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
-  const after = cpuOf(server.child.pid!);
+  const after = processCpu(server.child.pid!);
   const userUs = ((after.user - before.user) * 1000) / count;
   const systemUs = ((after.system - before.system) * 1000) / count;
   return {

@@ -30,7 +30,15 @@ import {
   type Request,
 } from './list-workload';
 import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
-import { ADMIN, ROOT, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
+import {
+  ADMIN,
+  processCpu,
+  ROOT,
+  SERVE_COMMAND,
+  signIn,
+  startProcess,
+  timed,
+} from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -129,13 +137,6 @@ const CREATE_BODY = {
   generalTag: ['bench'],
 };
 
-/** CPU time (user + system) the process has used, in ms: a cost per request that the load of
- * other processes on the machine changes far less than it changes throughput. */
-async function cpuMsOf(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
-}
-
 /**
  * Pause time of the server's garbage collections (from --trace-gc), by kind: what the size of the
  * young generation trades against memory.
@@ -174,7 +175,7 @@ async function load(
   headers: Record<string, string>,
   each: () => Omit<Request, 'method'> & { method: 'GET' | 'PUT' | 'POST' },
 ) {
-  const cpuBefore = await cpuMsOf(pid);
+  const cpuBefore = processCpu(pid).total;
   gc.take();
   const instance = autocannon({
     url,
@@ -187,7 +188,7 @@ async function load(
   const result = await instance;
   if (result.non2xx > 0 || result.errors > 0)
     console.log(`    warning: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const cpuMs = (await cpuMsOf(pid)) - cpuBefore;
+  const cpuMs = processCpu(pid).total - cpuBefore;
   return {
     gc: gc.take(),
     rps: Math.round(result.requests.average),
