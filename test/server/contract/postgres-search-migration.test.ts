@@ -13,8 +13,8 @@ import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../.
 export const UNDO_LIST_INDEXES = `
   DROP FUNCTION portfolio_counts_apply() CASCADE;
   DROP TABLE portfolio_counts;
-  DROP INDEX portfolios_category_created, portfolios_category_modified, portfolios_category_title,
-    portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
+  DROP INDEX portfolios_category_created_pick, portfolios_category_modified_pick,
+    portfolios_category_title_pick, portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
     portfolios_staff_pick_category_title, portfolios_category_title_order;
   CREATE INDEX portfolios_category ON portfolios (category);`;
 
@@ -55,7 +55,8 @@ describe.skipIf(unavailable)(SUITE, () => {
       ${UNDO_LIST_INDEXES}
       ALTER TABLE portfolios DROP COLUMN project_title;
       DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices',
-        '0004_conflicts_index', '0005_list_indexes', '0006_project_title')`);
+        '0004_conflicts_index', '0005_list_indexes', '0006_project_title',
+        '0007_category_pick_indexes')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);
