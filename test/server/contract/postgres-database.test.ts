@@ -101,6 +101,7 @@ describe.skipIf(unavailable)(SUITE, () => {
       '0004_conflicts_index',
       '0005_list_indexes',
       '0006_project_title',
+      '0007_pick_in_order_indexes',
     ]);
     expect(lines.filter((line) => line.includes('MIGRATION 0001_initial'))).toHaveLength(1);
     expect(lines.filter((line) => line.includes('MIGRATION 0002_search'))).toHaveLength(1);
@@ -108,6 +109,9 @@ describe.skipIf(unavailable)(SUITE, () => {
     expect(lines.filter((line) => line.includes('MIGRATION 0004_conflicts_index'))).toHaveLength(1);
     expect(lines.filter((line) => line.includes('MIGRATION 0005_list_indexes'))).toHaveLength(1);
     expect(lines.filter((line) => line.includes('MIGRATION 0006_project_title'))).toHaveLength(1);
+    expect(
+      lines.filter((line) => line.includes('MIGRATION 0007_pick_in_order_indexes')),
+    ).toHaveLength(1);
     const library = await databases[0]!.pool.query('SELECT library_id, seq FROM library');
     expect(library.rows).toEqual([
       { library_id: expect.stringMatching(/^[0-9a-f-]{36}$/), seq: 0 },

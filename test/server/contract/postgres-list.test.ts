@@ -22,6 +22,7 @@ import {
 import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-portfolio-repository';
 import { exportPostgres, importPostgres } from '../../../server/storage/library-transfer';
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
+import { listStatement } from '../../../server/storage/postgres/list-sql';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
 import { Store } from '../../../server/storage/store';
 import { portfolioRecord } from '../../helpers/portfolio-record';
@@ -332,6 +333,47 @@ describe.skipIf(unavailable)(SUITE, () => {
     await expect(postgres.delete(id, undefined, meta)).rejects.toBeInstanceOf(
       PortfolioNotFoundError,
     );
+  });
+
+  it.each([
+    ...['createdTime', 'modifiedTime-', 'projectTitle-', 'category,projectTitle'].map((order) => [
+      'category:Art,staffPick:true',
+      order,
+    ]),
+    ['staffPick:true', 'createdTime'],
+    ['staffPick:true', 'modifiedTime-'],
+  ])('walks %s ordered by %s testing staffPick on the index entries', async (filter, order) => {
+    // The list pool's generic plan cannot tell the rare staffPick value from the common one:
+    // with staffPick tested only on the rows fetched, a page of a category's staff picks read
+    // the whole category. Only index scans here, as the bench's 100k rows make the planner
+    // choose: which index, and where staffPick is tested, is what this checks.
+    const request: ListRequest = {
+      ...listScope(parseOrderBy(order), parseFilter(filter!, 'admin'), false),
+      after: null,
+      limit: 20,
+      fields: ['portfolioId'],
+    };
+    const { text, values } = listStatement(request, undefined);
+    const client = await database.listPool.connect();
+    try {
+      await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+      await client.query(`PREPARE picks AS ${text}`);
+      const literal = (value: unknown): string =>
+        Array.isArray(value)
+          ? client.escapeLiteral(`{${value.map((item) => JSON.stringify(item)).join(',')}}`)
+          : typeof value === 'string'
+            ? client.escapeLiteral(value)
+            : String(value);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN EXECUTE picks(${values.map(literal).join(', ')})`,
+      );
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan, plan).toMatch(/Index Cond: .*staff_pick = \$\d+/);
+      expect(plan, plan).not.toMatch(/Filter: \(staff_pick/);
+    } finally {
+      await client.query('DEALLOCATE picks; RESET enable_seqscan; RESET enable_bitmapscan');
+      client.release();
+    }
   });
 
   it('answers the records themselves, byte for byte as stored', async () => {

@@ -9,14 +9,17 @@ import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portf
 import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
-/** What migration 0005 adds, undone (to stand for a database of an older schema). */
+/** What migrations 0005 and 0007 add, undone (to stand for a database of an older schema). */
 export const UNDO_LIST_INDEXES = `
   DROP FUNCTION portfolio_counts_apply() CASCADE;
   DROP TABLE portfolio_counts;
-  DROP INDEX portfolios_category_created, portfolios_category_modified, portfolios_category_title,
-    portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
+  DROP INDEX portfolios_category_created_pick, portfolios_category_modified_pick,
+    portfolios_category_title_pick, portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
     portfolios_staff_pick_category_title, portfolios_category_title_order;
-  CREATE INDEX portfolios_category ON portfolios (category);`;
+  CREATE INDEX portfolios_category ON portfolios (category);
+  DROP INDEX portfolios_created_pick, portfolios_modified_pick;
+  CREATE INDEX portfolios_created ON portfolios (created_time, portfolio_id);
+  CREATE INDEX portfolios_modified ON portfolios (modified_time, portfolio_id);`;
 
 const SUITE = 'PostgreSQL schema 2 (search) on a database of schema 1';
 const unavailable = await postgresUnavailable(SUITE);
@@ -55,7 +58,8 @@ describe.skipIf(unavailable)(SUITE, () => {
       ${UNDO_LIST_INDEXES}
       ALTER TABLE portfolios DROP COLUMN project_title;
       DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices',
-        '0004_conflicts_index', '0005_list_indexes', '0006_project_title')`);
+        '0004_conflicts_index', '0005_list_indexes', '0006_project_title',
+        '0007_pick_in_order_indexes')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);
