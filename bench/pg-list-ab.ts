@@ -23,7 +23,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { listWorkload, sendEach } from './list-workload';
 import { makePortfolios } from './seed';
-import { ADMIN, SERVE_COMMAND, signIn, startProcess } from './server-process';
+import { ADMIN, processCpu, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,16 +40,10 @@ const { values: args } = parseArgs({
 });
 if (!args.database || !args.a) throw new Error('--database URL and --a DIR are required');
 
-/** CPU milliseconds of a process so far (user + system), from /proc. */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** A backend's CPU so far, or 0 if it ended since it was listed (an idle connection closed). */
 function cpuOrZero(pid: number): number {
   try {
-    return cpuOf(pid);
+    return processCpu(pid).total;
   } catch {
     return 0;
   }
@@ -92,7 +86,7 @@ async function measure(server: Started, seed: number, seconds: number) {
   const workload = listWorkload(records, seed);
   const kind = args.kind as 'list' | 'search' | 'mixed';
   const before = {
-    node: cpuOf(server.child.pid!),
+    node: processCpu(server.child.pid!).total,
     db: new Map((await backendPids()).map((pid) => [pid, cpuOrZero(pid)])),
   };
   const result = await autocannon({
@@ -103,12 +97,12 @@ async function measure(server: Started, seed: number, seconds: number) {
     requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
-  const node = cpuOf(server.child.pid!) - before.node;
+  const node = processCpu(server.child.pid!).total - before.node;
   // Backends opened meanwhile count whole; those that ended meanwhile are lost (pools close
   // connections idle for 10 s, so it is those of the other server, idle).
   const db = (await backendPids()).reduce((sum, pid) => {
     try {
-      return sum + cpuOf(pid) - (before.db.get(pid) ?? 0);
+      return sum + processCpu(pid).total - (before.db.get(pid) ?? 0);
     } catch {
       return sum;
     }

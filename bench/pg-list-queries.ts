@@ -11,7 +11,6 @@
  * had just changed (the worst case: the 95/5 mix); with it, through the repository and its
  * per-seq cache of counted totals.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
@@ -21,6 +20,7 @@ import { listStatement } from '../server/storage/postgres/list-sql';
 import { PgPortfolioRepository } from '../server/storage/postgres/pg-portfolio-repository';
 import { listWorkload } from './list-workload';
 import { makePortfolios } from './seed';
+import { processCpu } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,11 +46,7 @@ function requestOf(path: string): ListRequest {
 }
 
 /** CPU seconds of a process so far (user + system), from /proc. */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
+const cpuSecondsOf = (pid: number) => processCpu(pid).total / 1000;
 const workload = listWorkload(makePortfolios(Number(args.size)));
 const next = args.kind === 'search' ? workload.search : workload.list;
 const requests = Array.from({ length: Number(args.requests) }, () => requestOf(next().path));
@@ -71,7 +67,7 @@ const times: number[] = [];
 // One round first, so connections exist and the database's pages are in memory.
 for (const request of requests.slice(0, 50)) await repository.query(request);
 const pids = await backends();
-const before = { node: process.cpuUsage(), db: pids.map(cpuOf) };
+const before = { node: process.cpuUsage(), db: pids.map(cpuSecondsOf) };
 for (const request of requests) {
   const started = performance.now();
   if (args.cached) await repository.query(request);
@@ -82,7 +78,7 @@ for (const request of requests) {
   times.push(performance.now() - started);
 }
 const node = process.cpuUsage(before.node);
-const dbCpu = pids.map(cpuOf).reduce((sum, cpu, index) => sum + cpu - before.db[index]!, 0);
+const dbCpu = pids.map(cpuSecondsOf).reduce((sum, cpu, index) => sum + cpu - before.db[index]!, 0);
 times.sort((a, b) => a - b);
 const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
 const mean = times.reduce((sum, time) => sum + time, 0) / times.length;

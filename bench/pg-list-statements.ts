@@ -11,7 +11,6 @@
  * The database must hold the bench's portfolios (bench/seed.ts seedPostgres). Variants rewrite
  * the text listStatement makes (see VARIANTS); `current` is it as it is.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
@@ -19,6 +18,7 @@ import type { ListedKey, ListRequest } from '../server/repositories/portfolio-in
 import { listPage, listStatement } from '../server/storage/postgres/list-sql';
 import { listWorkload } from './list-workload';
 import { makePortfolios } from './seed';
+import { processCpu } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,12 +89,6 @@ function requestOf(path: string): ListRequest<ListedKey> {
   return { ...scope, after: null, limit: Number(params.get('pageSize') ?? 100), fields };
 }
 
-/** CPU milliseconds of a process so far (user + system), from /proc. */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 const workload = listWorkload(makePortfolios(Number(args.size)));
 const requests = Array.from({ length: Number(args.requests) }, () =>
   requestOf(workload.list().path),
@@ -122,7 +116,7 @@ async function open(name: string): Promise<Variant> {
 }
 
 async function run(variant: Variant): Promise<void> {
-  const startedDb = cpuOf(variant.pid);
+  const startedDb = processCpu(variant.pid).total;
   const startedNode = process.cpuUsage();
   const started = performance.now();
   for (const request of requests) {
@@ -136,7 +130,7 @@ async function run(variant: Variant): Promise<void> {
   }
   const node = process.cpuUsage(startedNode);
   variant.rows.push({
-    db: (cpuOf(variant.pid) - startedDb) / requests.length,
+    db: (processCpu(variant.pid).total - startedDb) / requests.length,
     node: (node.user + node.system) / 1000 / requests.length,
     wall: (performance.now() - started) / requests.length,
   });
