@@ -13,12 +13,10 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
-import type { ListRequest } from '../server/repositories/portfolio-index';
 import { openDatabase } from '../server/storage/postgres/database';
 import { listStatement } from '../server/storage/postgres/list-sql';
 import { PgPortfolioRepository } from '../server/storage/postgres/pg-portfolio-repository';
-import { listWorkload } from './list-workload';
+import { listRequestOf, listWorkload } from './list-workload';
 import { makePortfolios } from './seed';
 import { processCpu } from './server-process';
 
@@ -33,23 +31,11 @@ const { values: args } = parseArgs({
 });
 if (!args.database) throw new Error('--database postgres://… is required');
 
-function requestOf(path: string): ListRequest {
-  const params = new URL(path, 'http://bench').searchParams;
-  const search = parseSearch(params.get('q') ?? undefined);
-  const scope = listScope(
-    parseOrderBy(params.get('orderBy') ?? undefined, search !== null),
-    parseFilter(params.get('filter') ?? undefined, 'admin'),
-    false,
-    search,
-  );
-  return { ...scope, after: null, limit: Number(params.get('pageSize') ?? 100) };
-}
-
 /** CPU seconds of a process so far (user + system), from /proc. */
 const cpuSecondsOf = (pid: number) => processCpu(pid).total / 1000;
 const workload = listWorkload(makePortfolios(Number(args.size)));
 const next = args.kind === 'search' ? workload.search : workload.list;
-const requests = Array.from({ length: Number(args.requests) }, () => requestOf(next().path));
+const requests = Array.from({ length: Number(args.requests) }, () => listRequestOf(next().path));
 
 const database = await openDatabase(args.database);
 const client = new pg.Client({ connectionString: args.database });

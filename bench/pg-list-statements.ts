@@ -13,10 +13,9 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
 import type { ListedKey, ListRequest } from '../server/repositories/portfolio-index';
 import { listPage, listStatement } from '../server/storage/postgres/list-sql';
-import { listWorkload } from './list-workload';
+import { listRequestOf, listWorkload } from './list-workload';
 import { makePortfolios } from './seed';
 import { processCpu } from './server-process';
 
@@ -76,17 +75,11 @@ const MEASURES_ONLY = new Set(['no-total', 'columns', 'text-array']);
 /** Variants whose page is not an array per match (only parsed, not decoded). */
 const OTHER_SHAPE = new Set(['columns', 'text-array']);
 
+/** A workload URL as the route reads it, with its `field` as the repository's fields hint. */
 function requestOf(path: string): ListRequest<ListedKey> {
-  const params = new URL(path, 'http://bench').searchParams;
-  const search = parseSearch(params.get('q') ?? undefined);
-  const scope = listScope(
-    parseOrderBy(params.get('orderBy') ?? undefined, search !== null),
-    parseFilter(params.get('filter') ?? undefined, 'admin'),
-    false,
-    search,
-  );
-  const fields = params.get('field')?.split(',') as ListedKey[] | undefined;
-  return { ...scope, after: null, limit: Number(params.get('pageSize') ?? 100), fields };
+  const fields = new URL(path, 'http://bench').searchParams.get('field')?.split(',') as
+    ListedKey[] | undefined;
+  return { ...listRequestOf(path), fields };
 }
 
 const workload = listWorkload(makePortfolios(Number(args.size)));
