@@ -17,10 +17,9 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { listWorkload, ORDERS, sendEach } from './list-workload';
-import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
-import { ADMIN, processCpu, SERVE_COMMAND, signIn, startProcess, timed } from './server-process';
+import { buildEveryTree, runWorkload, type WorkloadKind } from './list-workload';
+import { makePortfolios, seedDataDir } from './seed';
+import { ADMIN, processCpu, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,31 +63,13 @@ async function start(name: string, dir: string) {
 
 type Started = Awaited<ReturnType<typeof start>>;
 
-/** Every order with every category and staffPick value, so no measured request builds a tree. */
-async function buildTrees(server: Started) {
-  const headers = { authorization: server.session };
-  for (const orderBy of ORDERS)
-    for (const filter of [
-      ...CATEGORIES.map((category) => `category:${category}`),
-      'staffPick:true',
-      'staffPick:false',
-    ])
-      await timed(server.url, headers, {
-        method: 'GET',
-        path: `/api/v1/portfolio?${new URLSearchParams({ filter, orderBy, pageSize: '1', field: 'portfolioId' })}`,
-      });
-}
-
 async function measure(server: Started, seed: number, seconds: number) {
-  const workload = listWorkload(records, seed);
-  const kind = args.kind as 'list' | 'search' | 'mixed';
   const before = processCpu(server.child.pid!);
-  const result = await autocannon({
-    url: server.url,
+  const result = await runWorkload(server, records, {
+    kind: args.kind as WorkloadKind,
+    seed,
+    seconds,
     connections: Number(args.connections),
-    duration: seconds,
-    headers: { authorization: server.session },
-    requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
   const after = processCpu(server.child.pid!);
@@ -109,7 +90,7 @@ const servers: Started[] = [];
 try {
   for (const build of builds) servers.push(await start(build.name, build.dir));
   for (const server of servers) {
-    await buildTrees(server);
+    await buildEveryTree(server.url, { authorization: server.session });
     await measure(server, 99, 3); // warm-up: JIT, trees of every memberBarcode asked
   }
   const rows = new Map<string, Array<Awaited<ReturnType<typeof measure>>>>(

@@ -15,7 +15,7 @@ import type { PortfolioRecord } from '../shared';
 import { PortfolioIndex } from '../server/repositories/portfolio-index';
 import { Store } from '../server/storage/store';
 import { listRequestOf, listWorkload, type Request } from './list-workload';
-import { makePortfolios } from './seed';
+import { makePortfolios, putRecords } from './seed';
 
 const QUERIES = 3000;
 
@@ -29,16 +29,7 @@ async function measure(size: number) {
   const dir = await mkdtemp(join(tmpdir(), 'list-index-bench-'));
   const store = await Store.open({ dataDir: dir, compactMinBytes: Number.MAX_SAFE_INTEGER });
   try {
-    for (let start = 0; start < size; start += 5000) {
-      await store.commit(
-        records.slice(start, start + 5000).map((record) => ({
-          type: 'put' as const,
-          col: 'portfolios',
-          key: record.portfolioId,
-          value: record,
-        })),
-      );
-    }
+    await putRecords(store, records);
     const index = new PortfolioIndex(store.collection<PortfolioRecord>('portfolios'), store);
     const workload = listWorkload(records);
     const writes: Array<Promise<void>> = [];

@@ -14,7 +14,7 @@ import type { PortfolioRecord } from '../shared';
 import { PortfolioIndex, type ListRequest } from '../server/repositories/portfolio-index';
 import { Store } from '../server/storage/store';
 import { listRequestOf, listWorkload } from './list-workload';
-import { makePortfolios } from './seed';
+import { makePortfolios, putRecords } from './seed';
 
 const size = Number(process.argv[2] ?? 10000);
 // Through JSON, as the store's own records are (flat strings, not the seed's concatenations).
@@ -35,15 +35,7 @@ function cpuPerQuery(index: PortfolioIndex, requests: ListRequest[], passes: num
 }
 
 try {
-  for (let start = 0; start < size; start += 5000)
-    await store.commit(
-      records.slice(start, start + 5000).map((record) => ({
-        type: 'put' as const,
-        col: 'portfolios',
-        key: record.portfolioId,
-        value: record,
-      })),
-    );
+  await putRecords(store, records);
   const index = new PortfolioIndex(store.collection<PortfolioRecord>('portfolios'), store);
   const workload = listWorkload(records);
   const requests = Array.from({ length: 3000 }, () => listRequestOf(workload.list().path));

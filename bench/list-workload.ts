@@ -3,11 +3,12 @@
  * memberBarcode and staffPick, four orders, page sizes 20–100, three small fields; the same mixed
  * with 5 % updates; and full-text searches. Deterministic: every run sends the same sequence.
  */
-import type { Instance, RequestParams } from 'autocannon';
+import autocannon, { type Instance, type RequestParams, type Result } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
 import type { ListRequest } from '../server/repositories/portfolio-index';
 import { CATEGORIES, random, WORDS } from './seed';
+import { timed } from './server-process';
 
 export const ORDERS = ['createdTime', 'projectTitle-', 'modifiedTime-', 'category,projectTitle'];
 const SMALL_FIELDS = ['portfolioId', 'projectTitle', 'createdTime', 'category', 'memberBarcode'];
@@ -82,6 +83,45 @@ export function listWorkload(records: readonly PortfolioRecord[], seed = 7) {
     return { method: 'GET', path: path(params) };
   };
   return { list, update, search, mixed: () => (next() < 0.05 ? update() : list()) };
+}
+
+/** The kinds of request a workload makes (see listWorkload). */
+export type WorkloadKind = 'list' | 'search' | 'mixed';
+
+/**
+ * One autocannon run of a kind of the workload, its sequence drawn from `seed`, against a server
+ * signed in as `session`: what the before/after scripts measure in turns.
+ */
+export function runWorkload(
+  server: { url: string; session: string },
+  records: readonly PortfolioRecord[],
+  options: { kind: WorkloadKind; seed: number; seconds: number; connections: number },
+): Promise<Result> {
+  const workload = listWorkload(records, options.seed);
+  return autocannon({
+    url: server.url,
+    connections: options.connections,
+    duration: options.seconds,
+    headers: { authorization: server.session },
+    requests: sendEach(workload[options.kind]),
+  });
+}
+
+/**
+ * Every order with every category and staffPick value, one small page each: the large trees the
+ * workload needs, built before it is measured, so that no measured request pays for a build.
+ */
+export async function buildEveryTree(url: string, headers: Record<string, string>): Promise<void> {
+  for (const orderBy of ORDERS)
+    for (const filter of [
+      ...CATEGORIES.map((category) => `category:${category}`),
+      'staffPick:true',
+      'staffPick:false',
+    ])
+      await timed(url, headers, {
+        method: 'GET',
+        path: `/api/v1/portfolio?${new URLSearchParams({ filter, orderBy, pageSize: '1', field: 'portfolioId' })}`,
+      });
 }
 
 /** autocannon's `requests` for a workload: every send is the next request `next` makes. */

@@ -19,9 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { listWorkload, sendEach } from './list-workload';
+import { runWorkload, type WorkloadKind } from './list-workload';
 import { makePortfolios } from './seed';
 import { ADMIN, processCpu, SERVE_COMMAND, signIn, startProcess } from './server-process';
 
@@ -83,18 +82,15 @@ async function start(name: 'A' | 'B', dir: string) {
 type Started = Awaited<ReturnType<typeof start>>;
 
 async function measure(server: Started, seed: number, seconds: number) {
-  const workload = listWorkload(records, seed);
-  const kind = args.kind as 'list' | 'search' | 'mixed';
   const before = {
     node: processCpu(server.child.pid!).total,
     db: new Map((await backendPids()).map((pid) => [pid, cpuOrZero(pid)])),
   };
-  const result = await autocannon({
-    url: server.url,
+  const result = await runWorkload(server, records, {
+    kind: args.kind as WorkloadKind,
+    seed,
+    seconds,
     connections: Number(args.connections),
-    duration: seconds,
-    headers: { authorization: server.session },
-    requests: sendEach(workload[kind]),
   });
   const count = result.requests.total;
   const node = processCpu(server.child.pid!).total - before.node;
