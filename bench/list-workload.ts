@@ -3,6 +3,8 @@
  * memberBarcode and staffPick, four orders, page sizes 20–100, three small fields; the same mixed
  * with 5 % updates; and full-text searches. Deterministic: every run sends the same sequence.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import autocannon, { type Instance, type RequestParams, type Result } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
@@ -122,6 +124,36 @@ export async function buildEveryTree(url: string, headers: Record<string, string
         method: 'GET',
         path: `/api/v1/portfolio?${new URLSearchParams({ filter, orderBy, pageSize: '1', field: 'portfolioId' })}`,
       });
+}
+
+/**
+ * `count` list URLs of the workload (a sequence of their own), each answered once by the server
+ * at `url` and written to `dir`/list-answers.json as [path, body] pairs, the file
+ * bench/replay-server.ts serves.
+ */
+export async function recordListAnswers(
+  url: string,
+  headers: Record<string, string>,
+  records: readonly PortfolioRecord[],
+  dir: string,
+  count = 400,
+): Promise<{ requests: Request[]; file: string; meanBodyBytes: number }> {
+  const pool = listWorkload(records, 42);
+  const requests = Array.from({ length: count }, () => pool.list());
+  const pairs: [string, string][] = [];
+  for (let start = 0; start < requests.length; start += 4)
+    await Promise.all(
+      requests.slice(start, start + 4).map(async (request) => {
+        const response = await fetch(url + request.path, { headers });
+        const body = await response.text();
+        if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
+        pairs.push([request.path, body]);
+      }),
+    );
+  const file = join(dir, 'list-answers.json');
+  await writeFile(file, JSON.stringify(pairs));
+  const bytes = pairs.reduce((sum, [, body]) => sum + Buffer.byteLength(body), 0);
+  return { requests, file, meanBodyBytes: Math.round(bytes / pairs.length) };
 }
 
 /** autocannon's `requests` for a workload: every send is the next request `next` makes. */

@@ -28,6 +28,7 @@ import {
   listWorkload,
   ORDERS,
   percentiles,
+  recordListAnswers,
   sendEach,
   type Latencies,
   type Request,
@@ -238,20 +239,13 @@ async function measureListFloor(
   dir: string,
   count = 400,
 ) {
-  const pool = listWorkload(records, 42);
-  const requests = Array.from({ length: count }, () => pool.list());
-  const pairs: [string, string][] = [];
-  for (let start = 0; start < requests.length; start += 4)
-    await Promise.all(
-      requests.slice(start, start + 4).map(async (request) => {
-        const response = await fetch(url + request.path, { headers });
-        const body = await response.text();
-        if (!response.ok) throw new Error(`${request.path}: ${response.status} ${body}`);
-        pairs.push([request.path, body]);
-      }),
-    );
-  const file = join(dir, 'list-answers.json');
-  await writeFile(file, JSON.stringify(pairs));
+  const { requests, file, meanBodyBytes } = await recordListAnswers(
+    url,
+    headers,
+    records,
+    dir,
+    count,
+  );
   const nodeFlags = SERVE_COMMAND.filter((word) => word.startsWith('--'));
   const { match, stop } = startProcess(
     [...nodeFlags, '--import', 'tsx', 'bench/replay-server.ts', file],
@@ -275,8 +269,7 @@ async function measureListFloor(
     await rm(file, { force: true });
   }
   const ours = await load('ours on the same list URLs', url, { headers, each: cycle });
-  const bytes = pairs.reduce((sum, [, body]) => sum + Buffer.byteLength(body), 0);
-  return { urls: count, meanBodyBytes: Math.round(bytes / pairs.length), floor, ours };
+  return { urls: count, meanBodyBytes, floor, ours };
 }
 
 /**
