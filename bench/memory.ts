@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import {
+  buildEveryTree,
   CACHED_LIST_PATH,
   latenciesByMethod,
   listWorkload,
@@ -29,7 +30,7 @@ import {
   sendEach,
   type Request,
 } from './list-workload';
-import { CATEGORIES, makePortfolios, seedDataDir } from './seed';
+import { makePortfolios, seedDataDir } from './seed';
 import {
   ADMIN,
   processCpu,
@@ -116,16 +117,7 @@ async function buildEveryIndex(url: string, headers: Record<string, string>) {
     list({ q: 'ho ga', orderBy: 'relevance' }),
   );
   for (const request of kinds) await timed(url, headers, request);
-  for (const orderBy of ORDERS)
-    for (const filter of [
-      ...CATEGORIES.map((category) => `category:${category}`),
-      'staffPick:true',
-      'staffPick:false',
-    ])
-      await timed(url, headers, {
-        method: 'GET',
-        path: `/api/v1/portfolio?${new URLSearchParams({ filter, orderBy, pageSize: '1', field: 'portfolioId' })}`,
-      });
+  await buildEveryTree(url, headers);
 }
 
 /** bench/run.ts's create. */
