@@ -64,7 +64,7 @@ export class DeferredSection {
   ) {}
 
   parse(): Map<string, unknown> {
-    return parseSection(this.bytes.toString('utf8')).entries;
+    return parseSection(this.bytes.toString('utf8'));
   }
 }
 
@@ -236,7 +236,7 @@ function parseLines(text: string, headerEnd: number, header: Partial<Header>): R
     const end = start + length;
     if (end >= trailerStart || text[end] !== '\n') throw new Error('section length');
     if (sha1 === undefined) {
-      collections.set(collection, parseSection(text.slice(start, end)).entries);
+      collections.set(collection, parseSection(text.slice(start, end)));
     } else {
       // Its own bytes, so that the file's text is not kept for one section.
       const section = Buffer.from(text.slice(start, end), 'utf8');
@@ -255,15 +255,13 @@ function parseLines(text: string, headerEnd: number, header: Partial<Header>): R
   };
 }
 
-function parseSection(text: string): { collection: string; entries: Map<string, unknown> } {
-  const { collection, entries } = JSON.parse(text) as {
-    collection: string;
-    entries: [string, unknown][];
-  };
-  return { collection, entries: new Map(entries) };
+/** A section's entries (the section also names its collection, which the trailer gives too). */
+function parseSection(text: string): Map<string, unknown> {
+  const { entries } = JSON.parse(text) as { entries: [string, unknown][] };
+  return new Map(entries);
 }
 
-const digest = (bytes: Buffer | string) => createHash('sha1').update(bytes).digest('hex');
+const digest = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
 async function readJournalSeq(path: string): Promise<number | null> {
   try {

@@ -4,14 +4,20 @@ import { Low } from 'lowdb';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import type { DeferredSection } from './snapshot-file';
 import {
   SnapshotFile,
   StorageCorruptError,
+  type DeferredSection,
   type ReadSnapshot,
   type SnapshotData,
   type SnapshotState,
 } from './snapshot-file';
+
+/** Sets `key` to `value` in `map`, or deletes it when `value` is undefined (a deletion). */
+function setOrDelete(map: Map<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
+}
 
 export const COLLECTIONS = [
   'meta',
@@ -205,12 +211,10 @@ export class Store {
       this.options.log.warn(`${error.message}; rebuilt from the journal`);
       read = { format: 'document', data: emptySnapshotDocument() };
     }
-    const replayStarted = performance.now();
     const { version, lastSeq, bytes } =
       read?.format === 'lines'
         ? await this.loadLines(read)
         : await this.loadDocument(read?.data ?? null);
-    this.openTimings.journalReplay = Math.round(performance.now() - replayStarted);
     this.snapshot.data = emptySnapshot(lastSeq);
     this.seq = this.durableSeq = lastSeq;
     this.journalBytes = bytes;
@@ -223,7 +227,7 @@ export class Store {
       this.compactRequested = true;
       this.scheduleCompaction();
       await this.idle();
-    } else if (this.wantsCompaction()) {
+    } else {
       this.scheduleCompaction();
     }
     this.openTimings.store = Math.round(performance.now() - started);
@@ -244,6 +248,7 @@ export class Store {
       const section = read.deferred.get(name);
       if (section) this.deferred.set(name, { section, replayed: [] });
     }
+    const replayStarted = performance.now();
     const { entries, bytes } = await this.journal.replay(read.journalSeq, (message) =>
       this.options.log.error({}, message),
     );
@@ -257,10 +262,10 @@ export class Store {
             : undefined;
         const deferred = this.deferred.get(col);
         if (deferred) deferred.replayed.push([op.key, value]);
-        else if (value === undefined) this.maps.get(col)!.delete(op.key);
-        else this.maps.get(col)!.set(op.key, value);
+        else setOrDelete(this.maps.get(col)!, op.key, value);
       }
     }
+    this.openTimings.journalReplay = Math.round(performance.now() - replayStarted);
     const lastSeq = entries.at(-1)?.seq ?? read.journalSeq;
     return { version: read.version, lastSeq, bytes };
   }
@@ -268,6 +273,7 @@ export class Store {
   /** A snapshot as one JSON document (versions 1 and 2), or none: replayed, migrated, mapped. */
   private async loadDocument(snapshot: SnapshotData | null) {
     const base = snapshot ?? emptySnapshotDocument();
+    const replayStarted = performance.now();
     const { entries, bytes } = await this.journal.replay(base.journalSeq, (message) =>
       this.options.log.error({}, message),
     );
@@ -280,6 +286,7 @@ export class Store {
         else delete records[op.key];
       }
     }
+    this.openTimings.journalReplay = Math.round(performance.now() - replayStarted);
     const lastSeq = entries.at(-1)?.seq ?? base.journalSeq;
     // Without any snapshot, the directory is new, or version 1 wrote it: that version made its
     // first snapshot only once the journal had grown. Later ones write one at creation (below).
@@ -302,10 +309,7 @@ export class Store {
     if (deferred) {
       this.deferred.delete(name);
       const map = deferred.section.parse();
-      for (const [key, value] of deferred.replayed) {
-        if (value === undefined) map.delete(key);
-        else map.set(key, value);
-      }
+      for (const [key, value] of deferred.replayed) setOrDelete(map, key, value);
       this.maps.set(name, map);
     }
     return this.maps.get(name)!;
@@ -353,8 +357,7 @@ export class Store {
     if (!this.maps.has(col)) throw new Error(`Unknown collection ${col}`);
     const map = this.map(col);
     const prev = map.get(key);
-    if (next === undefined) map.delete(key);
-    else map.set(key, next);
+    setOrDelete(map, key, next);
     for (const listener of this.listeners) listener(col, key, prev, next);
     return { col, key, prev };
   }
@@ -515,9 +518,7 @@ export class Store {
       }
     }
     for (const entry of overlay.values()) {
-      const records = collections[entry.col] as Map<string, unknown>;
-      if (entry.prev === undefined) records.delete(entry.key);
-      else records.set(entry.key, entry.prev);
+      setOrDelete(collections[entry.col] as Map<string, unknown>, entry.key, entry.prev);
     }
     return collections;
   }

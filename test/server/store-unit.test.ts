@@ -15,11 +15,10 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
 import { Journal } from '../../server/storage/journal';
 import { UnsupportedSchemaVersionError, SCHEMA_VERSION } from '../../server/storage/migrations';
-import { StorageCorruptError } from '../../server/storage/snapshot-file';
+import { readSnapshotDocument, StorageCorruptError } from '../../server/storage/snapshot-file';
 import {
   MAX_WRITES_IN_FLIGHT,
   Store,
