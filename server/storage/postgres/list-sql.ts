@@ -360,7 +360,8 @@ export function listStatement(
   const sortColumns = walked.map((term) => SORT_COLUMNS[term.key]);
   // The score of each matching row, for a relevance order (a lateral column the page's WHERE,
   // ORDER BY and cursor bound can name); a constant otherwise, so every row has a score column.
-  const scored = walked.some((term) => term.key === RELEVANCE)
+  const relevance = walked.some((term) => term.key === RELEVANCE);
+  const scored = relevance
     ? `portfolios, LATERAL (SELECT ${scoreExpression(request.search!, (value) => p.add(value))} AS score) scores`
     : 'portfolios';
   const kept = keptTotal(request, p);
@@ -372,7 +373,6 @@ export function listStatement(
   const names = keys ?? ['record'];
   // Whole records, or each key as a column named like the key (see ITEM_COLUMNS).
   const columns = keys ? keys.map((key) => `${ITEM_COLUMNS[key]!} AS "${key}"`) : ['record'];
-  const relevance = walked.some((term) => term.key === RELEVANCE);
   const cells = [...names.map((name) => `page."${name}"`), ...(relevance ? ['page.score'] : [])];
   // The page as one JSON text, an array per match: node reads one value instead of a row per
   // match (each a message parsed field by field), which cost it about as much again.

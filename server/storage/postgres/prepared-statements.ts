@@ -7,7 +7,7 @@ import { Lru } from '../../repositories/lru';
  * its values, so a workload has a few dozen; the bound keeps varied URLs from growing the
  * database's memory (each prepared statement holds its parse tree and plans in its backend).
  */
-export const MAX_PREPARED_PER_CONNECTION = 200;
+const MAX_PREPARED_PER_CONNECTION = 200;
 
 /** node-pg's record of the statements a connection has prepared, by name (see forget). */
 interface PreparingClient {

@@ -94,7 +94,7 @@ describe.skipIf(unavailable)(SUITE, () => {
     );
     opened.push(...databases);
     const { rows } = await databases[0]!.pool.query('SELECT name FROM schema_migrations');
-    expect(rows.map((row: { name: string }) => row.name)).toEqual([
+    const names = [
       '0001_initial',
       '0002_search',
       '0003_devices',
@@ -102,16 +102,11 @@ describe.skipIf(unavailable)(SUITE, () => {
       '0005_list_indexes',
       '0006_project_title',
       '0007_pick_in_order_indexes',
-    ]);
-    expect(lines.filter((line) => line.includes('MIGRATION 0001_initial'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('MIGRATION 0002_search'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('MIGRATION 0003_devices'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('MIGRATION 0004_conflicts_index'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('MIGRATION 0005_list_indexes'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('MIGRATION 0006_project_title'))).toHaveLength(1);
-    expect(
-      lines.filter((line) => line.includes('MIGRATION 0007_pick_in_order_indexes')),
-    ).toHaveLength(1);
+    ];
+    expect(rows.map((row: { name: string }) => row.name)).toEqual(names);
+    // Each migration ran once, though four instances started together.
+    for (const name of names)
+      expect(lines.filter((line) => line.includes(`MIGRATION ${name}`))).toHaveLength(1);
     const library = await databases[0]!.pool.query('SELECT library_id, seq FROM library');
     expect(library.rows).toEqual([
       { library_id: expect.stringMatching(/^[0-9a-f-]{36}$/), seq: 0 },
