@@ -49,7 +49,9 @@ const RECORDS_PER_CHUNK = 500;
  * Collections a snapshot keeps as a checked section that is parsed on first use rather than at
  * open: nothing answers a list from them, and past revisions (each embedding a whole record) can
  * outweigh the live portfolios. Their digest is checked at open, so a damaged section still
- * makes its generation unreadable there, and opening falls back as for any other damage.
+ * makes its generation unreadable there, and opening falls back as for any other damage. The
+ * first use pays for the parse, synchronously, inside that request: the first update with
+ * history, history view or retention pass after a start (about 0.2 s at 100k; docs/API.md §8).
  */
 const DEFERRED_COLLECTIONS: ReadonlySet<string> = new Set(['revisions']);
 
