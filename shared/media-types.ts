@@ -14,3 +14,6 @@ export const RASTER_TYPES: ReadonlyMap<string, string> = new Map([
 ]);
 
 export const isRasterImage = (mimeType: string): boolean => RASTER_TYPES.has(mimeType);
+
+/** What a file is, as the server decides it from its bytes; it drives which slot accepts it. */
+export type FileKind = 'image' | 'pdf' | 'office' | 'text' | 'archive' | 'other';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Session } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
-import { Lru } from '../repositories/lru';
+import { Lru } from '../lib/lru';
 import type {
   SessionLookup,
   SessionRecord,

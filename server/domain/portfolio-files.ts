@@ -1,6 +1,5 @@
-import type { FileSlot, PortfolioRecord, StoredFile } from '../../shared';
+import type { FileKind, FileSlot, PortfolioRecord, StoredFile } from '../../shared';
 import { ApiError } from '../errors';
-import type { FileKind } from '../media/inspect-file';
 
 /** What each slot accepts (DESIGN §5); anything else is a 415. */
 export const SLOT_KINDS: Record<FileSlot, ReadonlySet<FileKind>> = {
@@ -97,4 +96,82 @@ export function withChangedFile(
     },
     now,
   );
+}
+
+/**
+ * A file as a sync mutation, an import or an ingest names it (DESIGN §5): a blob the server
+ * holds, by its sha256, with the only parts a client may give, its name and description.
+ */
+export interface FileRef {
+  fileId: string;
+  sha256: string;
+  /** Already cleaned as an upload's name is. */
+  originalFilename: string;
+  description: string;
+}
+
+/** What the server read from a blob's bytes (media/blob-facts.ts), as plain data. */
+export interface FileFacts {
+  size: number;
+  md5: string;
+  mimeType: string;
+  extension: string;
+  kind: FileKind;
+  dimention: { width: number; height: number } | null;
+}
+
+/**
+ * The stored file a reference stands for in `slot`: every field the bytes decide comes from
+ * `facts`, never from the client. A file the portfolio already holds with the same id and bytes
+ * (`known`) keeps its creation time; when nothing differs it is that very object, so a merge sees
+ * no change where there is none.
+ */
+export function fileFromBlob(
+  slot: FileSlot,
+  ref: FileRef,
+  facts: FileFacts,
+  known: StoredFile | undefined,
+  now: number,
+): StoredFile {
+  assertAccepted(slot, facts.kind, facts.mimeType);
+  const same = known?.sha256 === ref.sha256 ? known : undefined;
+  const file: StoredFile = {
+    fileId: ref.fileId,
+    originalFilename: ref.originalFilename,
+    fullFileExtension: facts.extension,
+    mimeType: facts.mimeType,
+    description: ref.description,
+    createdTime: same?.createdTime ?? now,
+    modifiedTime: same?.modifiedTime ?? now,
+    md5Checksum: facts.md5,
+    sha256: ref.sha256,
+    size: facts.size,
+    dimention: facts.dimention,
+  };
+  if (!same) return file;
+  const unchanged = (Object.keys(file) as Array<keyof StoredFile>).every(
+    (key) => JSON.stringify(file[key]) === JSON.stringify(same[key]),
+  );
+  return unchanged ? same : { ...file, modifiedTime: Math.max(now, same.modifiedTime) };
+}
+
+/** Each list within its limit, and no file id twice in one portfolio: on every path a file takes. */
+export function assertFileLists(record: PortfolioRecord, filesPerList: number): void {
+  for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
+    if (record[slot].length > filesPerList) {
+      throw new ApiError(
+        'TOO_MANY_FILES',
+        `${slot} would hold ${record[slot].length} files; the most allowed is ${filesPerList}.`,
+      );
+    }
+  }
+  const seen = new Set<string>();
+  for (const file of filesOf(record)) {
+    if (seen.has(file.fileId)) {
+      throw new ApiError('VALIDATION_FAILED', `The file id "${file.fileId}" is used twice.`, [
+        { field: 'fields.files', message: `file id "${file.fileId}" appears more than once` },
+      ]);
+    }
+    seen.add(file.fileId);
+  }
 }

@@ -11,9 +11,13 @@
  *   `certificateByOrg`) merge as sets: the tags theirs added since base are appended to
  *   current's list (current's order first), the tags theirs removed are removed. Nothing either
  *   side added is lost.
+ * - Files are compared by what a client may set (DESIGN §5): id, bytes (sha256), name and
+ *   description. The rest (size, type, md5, times) is what the server computed from the bytes;
+ *   two copies of one file that differ only there are the same file.
  * - File lists (`draftingProcess`, `additionalDocument`) merge as sets by `fileId` the same
- *   way; a file both sides kept takes theirs' metadata only when current left it as at base.
- * - `cover` is one value, compared by its `fileId` and `sha256`.
+ *   way; a file both sides kept takes theirs' name and description only when current left them
+ *   as at base; both changed them differently → a conflict of the list.
+ * - `cover` is one value.
  * - Any other field changed on both sides to different values is a conflict: `merged` keeps
  *   current's value and `conflicts` names the base, current and theirs values.
  * - Without a base (pruned from history: `base` null), every field theirs sends that differs
@@ -67,16 +71,20 @@ export function isMergedField(key: string): key is MergedField {
   return mergedFields.has(key);
 }
 
-/** Two values of `field` are the same (a cover is the same file when its id and bytes are). */
+/** Two values of `field` are the same: files by what a client may set of them (see above). */
 export function sameValue(field: string, a: unknown, b: unknown): boolean {
-  if (field === 'cover') return coverKey(a) === coverKey(b);
+  if (field === 'cover') return fileKey(a) === fileKey(b);
+  if (fileLists.has(field) && Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((file, i) => fileKey(file) === fileKey(b[i]));
+  }
   return isDeepStrictEqual(a, b);
 }
 
-function coverKey(value: unknown): string | null {
+/** A file as a client names it: id, bytes, name and description; null for no file. */
+function fileKey(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const file = value as Partial<StoredFile>;
-  return `${file.fileId ?? ''}/${file.sha256 ?? ''}`;
+  return JSON.stringify([file.fileId, file.sha256, file.originalFilename, file.description]);
 }
 
 /** The merged fields whose values differ between `base` and `next` (all `next` has, if no base). */
@@ -84,7 +92,7 @@ export function changedFields(base: MergeFields | null, next: MergeFields): Merg
   return MERGED_FIELDS.filter(
     (field) =>
       field in next &&
-      (base === null || !(field in base) || !isDeepStrictEqual(base[field], next[field])),
+      (base === null || !(field in base) || !sameValue(field, base[field], next[field])),
   );
 }
 
@@ -104,14 +112,14 @@ export function mergeRecords<T extends MergeFields>(
     if (!(field in theirs)) continue;
     const t = theirs[field];
     const c = current[field];
-    if (isDeepStrictEqual(c, t)) continue;
+    if (sameValue(field, c, t)) continue;
     if (base === null) {
       conflicts[field] = { base: null, current: c, theirs: t };
       continue;
     }
     const b = base[field];
-    if (isDeepStrictEqual(t, b)) continue; // theirs did not change it
-    if (isDeepStrictEqual(c, b)) {
+    if (sameValue(field, t, b)) continue; // theirs did not change it
+    if (sameValue(field, c, b)) {
       merged[field] = t; // only theirs changed it
       continue;
     }
@@ -121,9 +129,6 @@ export function mergeRecords<T extends MergeFields>(
       const files = mergeFiles(b as StoredFile[], c as StoredFile[], t as StoredFile[]);
       if (files) merged[field] = files;
       else conflicts[field] = { base: b, current: c, theirs: t };
-    } else if (field === 'cover' && sameValue('cover', c, t)) {
-      // The same file on both sides with different metadata: current's stays, no conflict.
-      continue;
     } else {
       conflicts[field] = { base: b, current: c, theirs: t };
     }
@@ -152,7 +157,7 @@ export function mergeTags(base: string[], current: string[], theirs: string[]): 
 
 /**
  * File lists as sets by fileId, like tags. A file both sides kept takes theirs' version when
- * current left it as at base; null when both changed one file's metadata differently.
+ * current left it as at base; null when both changed one file's name or description differently.
  */
 export function mergeFiles(
   base: StoredFile[],
@@ -166,12 +171,12 @@ export function mergeFiles(
     const before = baseById.get(file.fileId);
     const after = theirsById.get(file.fileId);
     if (before && !after) continue; // theirs removed it
-    if (before && after && !isDeepStrictEqual(before, after)) {
-      if (isDeepStrictEqual(file, before)) {
+    if (before && after && fileKey(before) !== fileKey(after)) {
+      if (fileKey(file) === fileKey(before)) {
         result.push(after);
         continue;
       }
-      if (!isDeepStrictEqual(file, after)) return null;
+      if (fileKey(file) !== fileKey(after)) return null;
     }
     result.push(file);
   }

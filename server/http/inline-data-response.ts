@@ -67,21 +67,24 @@ export async function* base64Pieces(source: AsyncIterable<Buffer>): AsyncGenerat
   if (carry.length > 0) yield Buffer.from(carry.toString('base64'), 'latin1');
 }
 
-/** Fails when a blob is not the size its record says: the Content-Length sent would be wrong. */
-async function* checkedSize(source: AsyncIterable<Buffer>, file: StoredFile) {
+/** Fails when a blob is not the size it had when the answer began: its Content-Length is sent. */
+async function* checkedSize(source: AsyncIterable<Buffer>, file: StoredFile, size: number) {
   let read = 0;
   for await (const chunk of source) {
     read += chunk.length;
-    if (read > file.size) break;
+    if (read > size) break;
     yield chunk;
   }
-  if (read !== file.size) {
-    throw new Error(`Blob of file ${file.fileId} has ${read} bytes, its record says ${file.size}`);
-  }
+  if (read !== size) throw new Error(`Blob of file ${file.fileId} has ${read} bytes, not ${size}`);
 }
 
-async function* body(texts: string[], files: StoredFile[], blobs: BlobStore) {
-  const release = blobs.hold(files.map((file) => file.sha256));
+async function* body(
+  texts: string[],
+  files: StoredFile[],
+  sizes: number[],
+  blobs: BlobStore,
+  release: () => void,
+) {
   try {
     for (const [index, text] of texts.entries()) {
       yield Buffer.from(text);
@@ -91,7 +94,7 @@ async function* body(texts: string[], files: StoredFile[], blobs: BlobStore) {
         highWaterMark: INLINE_CHUNK_BYTES,
       });
       try {
-        yield* base64Pieces(checkedSize(blob, file));
+        yield* base64Pieces(checkedSize(blob, file, sizes[index]!));
       } finally {
         blob.destroy();
       }
@@ -111,18 +114,34 @@ export interface InlineSendOptions {
 
 /**
  * Sends `json` (an answer serialized with InlineData placeholders) with the files' base64 in
- * their place, as a stream with an exact Content-Length. Over the limit, throws 413
- * RESPONSE_TOO_LARGE before anything is read or sent, from the sizes the records store.
+ * their place, as a stream with an exact Content-Length, computed from the blobs' own sizes (a
+ * record's `size` is never trusted for it). Over the limit, throws 413 RESPONSE_TOO_LARGE before
+ * anything is read or sent.
  */
-export function sendWithInlineData(
+export async function sendWithInlineData(
   reply: FastifyReply,
   json: string,
   inline: InlineData,
   { blobs, limitBytes, headers = {} }: InlineSendOptions,
-): FastifyReply {
+): Promise<FastifyReply> {
   const { texts, files } = inline.split(json);
-  const fileBytes = files.reduce((sum, file) => sum + file.size, 0);
+  const release = blobs.hold(files.map((file) => file.sha256));
+  let sizes: number[];
+  try {
+    sizes = await Promise.all(
+      files.map(async (file) => {
+        const size = await blobs.sizeOf(file.sha256);
+        if (size === undefined) throw new Error(`The blob of file ${file.fileId} is missing`);
+        return size;
+      }),
+    );
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const fileBytes = sizes.reduce((sum, size) => sum + size, 0);
   if (fileBytes > limitBytes) {
+    release();
     throw new ApiError(
       'RESPONSE_TOO_LARGE',
       `This answer would inline ${(fileBytes / MB).toFixed(1)} MB of file data, more than the ` +
@@ -132,10 +151,10 @@ export function sendWithInlineData(
   }
   const length =
     texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) +
-    files.reduce((sum, file) => sum + base64Length(file.size), 0);
+    sizes.reduce((sum, size) => sum + base64Length(size), 0);
   return reply
     .headers(headers)
     .type('application/json; charset=utf-8')
     .header('content-length', length)
-    .send(Readable.from(body(texts, files, blobs), { objectMode: false }));
+    .send(Readable.from(body(texts, files, sizes, blobs, release), { objectMode: false }));
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type Sharp from 'sharp';
-import { RASTER_TYPES } from '../../shared';
+import { RASTER_TYPES, type FileKind } from '../../shared';
 import { ApiError } from '../errors';
 import { loadSharp } from './load-sharp';
 
@@ -18,7 +18,7 @@ export interface Inspection {
   dimention: { width: number; height: number } | null;
 }
 
-export type FileKind = 'image' | 'pdf' | 'office' | 'text' | 'archive' | 'other';
+export type { FileKind };
 
 const OFFICE_TYPES = new Set([
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',

@@ -1,5 +1,6 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ApiError } from '../errors';
 import { writeFileDurably } from '../storage/durable-file';
 import { loadSharp } from './load-sharp';
 
@@ -50,7 +51,8 @@ export class Thumbnails {
   }
 
   private async render(sha256: string, width: ThumbnailWidth, path: string): Promise<string> {
-    const webp = await loadSharp()(this.options.sourcePath(sha256), {
+    const source = this.options.sourcePath(sha256);
+    const webp = await loadSharp()(source, {
       limitInputPixels: this.options.maxPixels,
       // Animated images: the first frame is the thumbnail.
       pages: 1,
@@ -58,7 +60,15 @@ export class Thumbnails {
       .rotate() // applies the EXIF orientation, as the reported dimention does
       .resize({ width, withoutEnlargement: true })
       .webp({ quality: 80 })
-      .toBuffer();
+      .toBuffer()
+      .catch(async () => {
+        // A blob that is gone is a fault; bytes sharp cannot read are the file's, not ours.
+        await stat(source);
+        throw new ApiError(
+          'UNSUPPORTED_FILE_TYPE',
+          'This image cannot be read, so it has no thumbnail.',
+        );
+      });
     // Atomic so a reader never sees half a file; durable so a crash cannot leave an empty one.
     await writeFileDurably(path, [webp]);
     return path;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { BlobFactsReader } from '../media/blob-facts';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
 import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
@@ -9,6 +10,8 @@ import { RetentionJob } from '../storage/retention-job';
 declare module 'fastify' {
   interface FastifyInstance {
     blobStore: BlobStore;
+    /** What each stored blob is, read from its bytes once (DESIGN §5: the server computes it). */
+    blobFacts: BlobFactsReader;
     thumbnails: Thumbnails;
     /** History and trash retention, run at start and then hourly (`run()` for one pass now). */
     retention: RetentionJob;
@@ -63,6 +66,13 @@ export default fp(
     }
 
     app.decorate('blobStore', blobs);
+    app.decorate(
+      'blobFacts',
+      new BlobFactsReader({
+        pathOf: (sha) => blobs.pathOf(sha),
+        maxPixels: app.config.limits.imagePixels,
+      }),
+    );
     app.decorate('thumbnails', thumbnails);
     const retention = new RetentionJob({
       repository: app.portfolios,

@@ -7,7 +7,7 @@ import {
   type SortValue,
 } from '../domain/list-query';
 import type { Store } from '../storage/store';
-import { Lru } from './lru';
+import { Lru } from '../lib/lru';
 import { PortfolioSearch, termMatcher, wordsOf } from './portfolio-search';
 import { Bits, Slots } from './slot-bits';
 import {

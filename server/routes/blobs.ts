@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Sha256Schema } from '../../shared';
 import { ApiError } from '../errors';
 import {
   acceptRawBodies,
@@ -23,10 +24,7 @@ import type { Piece } from '../services/blob-service';
 
 type Params = { sha256: string };
 
-const Sha256 = Type.String({
-  pattern: '^[0-9a-f]{64}$',
-  description: 'A SHA-256, 64 lower-case hex digits',
-});
+const Sha256 = Sha256Schema;
 const Sha256ParamsSchema = Type.Object({ sha256: Sha256 });
 
 const MissingBlobsBodySchema = Type.Object(

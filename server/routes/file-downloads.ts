@@ -73,27 +73,31 @@ export default async function fileDownloadRoutes(app: FastifyInstance) {
         );
       if (etagMatches(request.headers['if-none-match'], etag)) return reply.status(304).send();
 
+      // The blob's own size, not the record's: an answer never sends more or fewer bytes than
+      // its Content-Length says, whatever a record holds.
+      const size = await app.blobStore.sizeOf(file.sha256);
+      if (size === undefined) throw new Error(`The blob of file ${file.fileId} is missing`);
       const ifRange = request.headers['if-range'];
       const range =
         ifRange === undefined || etagMatches(String(ifRange), etag)
-          ? parseRange(request.headers.range, file.size)
+          ? parseRange(request.headers.range, size)
           : ({ kind: 'full' } as const);
       if (range.kind === 'unsatisfiable') {
         throw new ApiError(
           'RANGE_NOT_SATISFIABLE',
-          `The file has ${file.size} bytes; the range "${request.headers.range}" lies outside it.`,
+          `The file has ${size} bytes; the range "${request.headers.range}" lies outside it.`,
           [],
-          { 'content-range': `bytes */${file.size}` },
+          { 'content-range': `bytes */${size}` },
         );
       }
       if (range.kind === 'partial') {
         return reply
           .status(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
+          .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
           .header('content-length', range.end - range.start + 1)
           .send(app.blobStore.readStream(file.sha256, range));
       }
-      return reply.header('content-length', file.size).send(app.blobStore.readStream(file.sha256));
+      return reply.header('content-length', size).send(app.blobStore.readStream(file.sha256));
     },
   );
 

@@ -32,7 +32,7 @@ import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
 import type { ListedKey } from '../repositories/portfolio-index';
-import { Lru } from '../repositories/lru';
+import { Lru } from '../lib/lru';
 
 type Item = Record<string, unknown>;
 

@@ -71,6 +71,8 @@ export const syncServicePlugin = fp(
             ),
           hold: (sha256s) => blobs.hold(sha256s),
         },
+        facts: (sha256, clientName) => app.blobFacts.of(sha256, clientName),
+        limits: app.config.limits,
       }),
     );
   },

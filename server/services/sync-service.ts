@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
+  FileDescriptionSchema,
+  FileUploadBodySchema,
+  Identifier,
   isStaff,
   PortfolioRecordSchema,
   ResolveConflictBodySchema,
-  StoredFileSchema,
+  Sha256Schema,
   type AppliedMutation,
   type Conflict,
   type ConflictListItem,
   type ErrorDetail,
+  FILE_SLOTS,
+  type FileSlot,
   type Mutation,
   type MutationResult,
   type MutationStatus,
@@ -16,7 +21,8 @@ import {
   type StoredFile,
 } from '../../shared';
 import type { Authenticated } from '../auth/session-service';
-import { filesOf } from '../domain/portfolio-files';
+import type { LimitOptions } from '../config';
+import { assertFileLists, fileFromBlob, filesOf, type FileFacts } from '../domain/portfolio-files';
 import {
   assertMayChange,
   changedFields as recordChanges,
@@ -33,6 +39,8 @@ import {
   type MergeFields,
 } from '../domain/three-way-merge';
 import { ApiError } from '../errors';
+import { cleanFilename } from '../media/file-names';
+import { tooLarge } from '../media/receive-file';
 import {
   RevisionConflictError,
   type ChangeMeta,
@@ -55,6 +63,9 @@ export interface SyncServiceOptions {
   portfolios: PortfolioService;
   devices: DeviceService;
   blobs: SyncBlobs;
+  /** What a blob's bytes say it is (media/blob-facts.ts); refuses what an upload would refuse. */
+  facts: (sha256: string, clientName: string) => Promise<FileFacts>;
+  limits: Pick<LimitOptions, 'filesPerList' | 'fileBytes'>;
   now?: () => number;
 }
 
@@ -79,9 +90,33 @@ const IGNORED_KEYS = new Set([
   'syncApplied',
 ]);
 
+/** File metadata older replicas send along: the hub computes each of these from the bytes. */
+const IGNORED_FILE_KEYS = [
+  'fullFileExtension',
+  'mimeType',
+  'createdTime',
+  'modifiedTime',
+  'md5Checksum',
+  'size',
+  'dimention',
+] as const;
+
 const record = PortfolioRecordSchema.properties;
-/** A file as a mutation carries it: stored metadata, nothing more (never `data`). */
-const PushedFileSchema = Type.Object(StoredFileSchema.properties, { additionalProperties: false });
+/**
+ * A file as a mutation names it (DESIGN §5): a blob by its sha256, with the name and description
+ * the only parts a replica may give. The hub computes every other field from the blob's bytes;
+ * the metadata older replicas also send is accepted and ignored, never stored.
+ */
+const PushedFileSchema = Type.Object(
+  {
+    fileId: Identifier,
+    sha256: Sha256Schema,
+    originalFilename: FileUploadBodySchema.properties.originalFilename,
+    description: Type.Optional(FileDescriptionSchema),
+    ...Object.fromEntries(IGNORED_FILE_KEYS.map((key) => [key, Type.Optional(Type.Unknown())])),
+  },
+  { additionalProperties: false },
+);
 const fieldSchemas: Record<string, TSchema> = Object.fromEntries(
   MERGED_FIELDS.map((field) => [field, record[field]]),
 );
@@ -122,6 +157,14 @@ class Rejection extends Error {
   }
 }
 
+type PushedFile = Static<typeof PushedFileSchema>;
+/** A mutation's fields as validated: files still as the replica named them. */
+type PushedFields = Omit<MergeFields, FileSlot> & {
+  cover?: PushedFile | null;
+  draftingProcess?: PushedFile[];
+  additionalDocument?: PushedFile[];
+};
+
 /** What one attempt of a mutation does to the stored state. */
 type Outcome = { status: MutationStatus; stored: StoredPortfolio; conflictId?: string };
 
@@ -140,6 +183,8 @@ export class SyncService {
   private readonly portfolios: PortfolioService;
   private readonly devices: DeviceService;
   private readonly blobs: SyncBlobs;
+  private readonly facts: SyncServiceOptions['facts'];
+  private readonly limits: SyncServiceOptions['limits'];
   private readonly now: () => number;
 
   constructor(options: SyncServiceOptions) {
@@ -147,6 +192,8 @@ export class SyncService {
     this.portfolios = options.portfolios;
     this.devices = options.devices;
     this.blobs = options.blobs;
+    this.facts = options.facts;
+    this.limits = options.limits;
     this.now = options.now ?? Date.now;
   }
 
@@ -234,10 +281,11 @@ export class SyncService {
   }
 
   private async attempt(user: Caller, replicaId: string, mutation: Mutation): Promise<Outcome> {
-    const fields = this.checkedFields(mutation);
-    await this.assertBlobs(mutation, fields);
+    const pushed = this.checkedFields(mutation);
+    await this.assertBlobs(mutation, pushed);
     const release = this.blobs.hold(mutation.files ?? []);
     try {
+      const fields = await this.withStoredFiles(mutation.portfolioId, pushed);
       switch (mutation.op) {
         case 'create':
           return await this.create(user, replicaId, mutation, fields);
@@ -285,6 +333,7 @@ export class SyncService {
       ...fields,
       syncApplied: [applied(replicaId, mutation, 'applied', 1, now)],
     };
+    assertFileLists(next, this.limits.filesPerList);
     const stored = await this.repository.insert(
       next,
       this.meta(user, 'create', recordChanges(null, next)),
@@ -322,6 +371,7 @@ export class SyncService {
     }
     const now = this.now();
     const next = this.nextRecord(current, merge.merged, nextConflicts, now);
+    assertFileLists(next, this.limits.filesPerList);
     next.syncApplied = keptResults(current.syncApplied, now).concat(
       applied(replicaId, mutation, status, next.revision, now, conflict?.conflictId),
     );
@@ -363,6 +413,7 @@ export class SyncService {
       now,
     );
     next.revision = back.revision;
+    assertFileLists(next, this.limits.filesPerList);
     next.syncApplied = keptResults(deleted.syncApplied, now).concat(
       applied(replicaId, mutation, 'conflict', next.revision, now, conflict.conflictId),
     );
@@ -492,7 +543,7 @@ export class SyncService {
   }
 
   /** The mutation's fields, validated; a create must carry the required ones. */
-  private checkedFields(mutation: Mutation): MergeFields {
+  private checkedFields(mutation: Mutation): PushedFields {
     if (mutation.op === 'delete' || mutation.op === 'restore') return {};
     const raw = Object.fromEntries(
       Object.entries(mutation.fields ?? {}).filter(([key]) => !IGNORED_KEYS.has(key)),
@@ -500,7 +551,7 @@ export class SyncService {
     try {
       const fields = (mutation.op === 'create' ? validateCreateFields : validateFields)(
         raw,
-      ) as MergeFields;
+      ) as PushedFields;
       if (typeof fields.certificateDesc === 'string')
         fields.certificateDesc = sanitizeHtml(fields.certificateDesc);
       return fields;
@@ -518,15 +569,63 @@ export class SyncService {
     }
   }
 
+  /**
+   * The pushed files as the hub stores them: each built from its blob's bytes (DESIGN §5), in the
+   * slot it is pushed to, keeping the times of a file this portfolio already holds (live, trashed
+   * or at any kept revision is not needed: the same id and bytes in the record now suffice).
+   */
+  private async withStoredFiles(portfolioId: string, pushed: PushedFields): Promise<MergeFields> {
+    if (!FILE_SLOTS.some((slot) => slot in pushed)) return pushed as MergeFields;
+    const holder =
+      (await this.repository.get(portfolioId)) ??
+      (await this.repository.getTrashed(portfolioId))?.snapshot;
+    const known = new Map(
+      (holder ? filesOf(holder) : []).map((file) => [file.fileId, file] as const),
+    );
+    const now = this.now();
+    const stored = async (slot: FileSlot, ref: PushedFile): Promise<StoredFile> => {
+      const originalFilename = cleanFilename(ref.originalFilename);
+      const facts = await this.facts(ref.sha256, originalFilename);
+      if (facts.size > this.limits.fileBytes) throw tooLarge(this.limits.fileBytes);
+      return fileFromBlob(
+        slot,
+        {
+          fileId: ref.fileId,
+          sha256: ref.sha256,
+          originalFilename,
+          description: ref.description ?? known.get(ref.fileId)?.description ?? '',
+        },
+        facts,
+        known.get(ref.fileId),
+        now,
+      );
+    };
+    const fields = { ...pushed } as MergeFields;
+    if (pushed.cover !== undefined)
+      fields.cover = pushed.cover === null ? null : await stored('cover', pushed.cover);
+    for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
+      const refs = pushed[slot];
+      if (refs === undefined) continue;
+      if (refs.length > this.limits.filesPerList) {
+        throw new ApiError(
+          'TOO_MANY_FILES',
+          `${slot} would hold ${refs.length} files; the most allowed is ${this.limits.filesPerList}.`,
+        );
+      }
+      const files: StoredFile[] = [];
+      for (const ref of refs) files.push(await stored(slot, ref));
+      fields[slot] = files;
+    }
+    return fields;
+  }
+
   /** Every blob the mutation references must be on the hub before a record may point to it. */
-  private async assertBlobs(mutation: Mutation, fields: MergeFields): Promise<void> {
+  private async assertBlobs(mutation: Mutation, fields: PushedFields): Promise<void> {
     const referenced = new Set([
       ...(mutation.files ?? []),
-      ...filesOf({
-        cover: fields.cover ?? null,
-        draftingProcess: fields.draftingProcess ?? [],
-        additionalDocument: fields.additionalDocument ?? [],
-      } as PortfolioRecord).map((file: StoredFile) => file.sha256),
+      ...(fields.cover ? [fields.cover.sha256] : []),
+      ...(fields.draftingProcess ?? []).map((file) => file.sha256),
+      ...(fields.additionalDocument ?? []).map((file) => file.sha256),
     ]);
     const missing: string[] = [];
     for (const sha of referenced) if (!(await this.blobs.has(sha))) missing.push(sha);
@@ -654,6 +753,7 @@ export class SyncService {
       }
       if (typeof edited.certificateDesc === 'string')
         edited.certificateDesc = sanitizeHtml(edited.certificateDesc);
+      edited = await this.withStoredFiles(portfolioId, edited as PushedFields);
     }
     const expected = expectedRevision(body, condition.ifMatch);
     let deleteAfter = false;

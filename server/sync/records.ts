@@ -1,9 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
-import type { Conflict, PortfolioRecord, StoredFile } from '../../shared';
+import type { Conflict, Mutation, PortfolioRecord, StoredFile } from '../../shared';
 import {
   FILE_LIST_FIELDS,
   MERGED_FIELDS,
   mergeRecords,
+  sameValue,
   type FieldConflict,
   type MergeFields,
 } from '../domain/three-way-merge';
@@ -46,7 +46,8 @@ export function changedFields(
   for (const key of MERGED_FIELDS) {
     const value = record[key];
     const before = reference?.[key];
-    if (!isDeepStrictEqual(value, before)) fields[key] = value ?? null;
+    // Files by what a client may set: what the hub computed of them is no change made here.
+    if (!sameValue(key, value, before)) fields[key] = value ?? null;
   }
   return fields;
 }
@@ -134,4 +135,27 @@ export function recordFromFeed(portfolio: Record<string, unknown>): SyncRecord {
 export function contentOf(record: SyncRecord): Record<string, unknown> {
   const { seq: _seq, ...rest } = record;
   return rest;
+}
+
+/** A file as a mutation names it (DESIGN §5): the hub computes everything else from the bytes. */
+function fileRef(file: StoredFile) {
+  return {
+    fileId: file.fileId,
+    sha256: file.sha256,
+    originalFilename: file.originalFilename,
+    description: file.description,
+  };
+}
+
+/** A mutation as it is sent: each file named by its blob, its name and its description only. */
+export function onTheWire<M extends Pick<Mutation, 'fields'>>(mutation: M): M {
+  const fields = mutation.fields;
+  if (!fields || !('cover' in fields || FILE_LIST_FIELDS.some((slot) => slot in fields)))
+    return mutation;
+  const wire: Record<string, unknown> = { ...fields };
+  if (fields.cover) wire.cover = fileRef(fields.cover as StoredFile);
+  for (const slot of FILE_LIST_FIELDS) {
+    if (Array.isArray(fields[slot])) wire[slot] = (fields[slot] as StoredFile[]).map(fileRef);
+  }
+  return { ...mutation, fields: wire };
 }

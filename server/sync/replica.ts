@@ -22,6 +22,7 @@ import {
   createFields,
   filesIn,
   mergeFields,
+  onTheWire,
   recordFromFeed,
   type Conflict,
   type SyncRecord,
@@ -1074,7 +1075,7 @@ export class Replica {
       const slice = pending.slice(start, start + batch);
       const results = await client.mutations(
         config.replicaId,
-        slice.map((p) => p.mutation),
+        slice.map((p) => onTheWire(p.mutation)),
       );
       await this.recordResults(slice, results, summary, resyncOnUnknownBase);
       pushed += slice.length;

@@ -36,3 +36,9 @@ export const Username = Type.String({
   pattern: '^[a-z0-9][a-z0-9._-]*$',
   description: 'Lower-case letters, digits, ".", "-" and "_"; 3 to 64 characters',
 });
+
+/** A blob's address: its SHA-256 as 64 lower-case hex digits. */
+export const Sha256Schema = Type.String({
+  pattern: '^[0-9a-f]{64}$',
+  description: 'Lower-case hex SHA-256',
+});

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Identifier, Timestamp } from './common';
+import { Identifier, Sha256Schema, Timestamp } from './common';
 import { ErrorDetailSchema } from './error';
 
 /** One field both sides changed differently: the value at the base and on each side. */
@@ -148,7 +148,7 @@ export const MUTATION_STATUSES = [
 ] as const;
 export type MutationStatus = (typeof MUTATION_STATUSES)[number];
 
-const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lower-case hex SHA-256' });
+const Sha256 = Sha256Schema;
 
 export const MutationSchema = Type.Object(
   {
@@ -168,8 +168,9 @@ export const MutationSchema = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), {
         description:
           'Stored-record field names: the whole record for create, the fields changed since ' +
-          'the base for update, {} for delete and restore; files as stored file metadata ' +
-          '(fileId, sha256, …), never data. Checked per mutation (VALIDATION_FAILED).',
+          'the base for update, {} for delete and restore; each file as {fileId, sha256, ' +
+          'originalFilename, description}: the hub computes every other file field from the ' +
+          "blob's bytes. Checked per mutation (VALIDATION_FAILED).",
       }),
     ),
     files: Type.Optional(

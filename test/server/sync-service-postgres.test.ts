@@ -43,6 +43,10 @@ describe('SyncService on PostgreSQL', () => {
           portfolios,
           devices: new DeviceService(new PgUserRepository(database.pool)),
           blobs: { has: async () => false, hold: () => () => {} },
+          facts: async () => {
+            throw new Error('no file in these mutations');
+          },
+          limits: { filesPerList: 20, fileBytes: 50_000_000 },
         });
         const created = await portfolios.create(EDITOR, portfolioBody({ projectTitle: 'Base' }));
         const id = created.portfolioId;

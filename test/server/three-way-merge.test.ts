@@ -139,14 +139,33 @@ describe('three-way merge (pure)', () => {
     expect(TAG_LIST_FIELDS).toContain('certificateByOrg');
   });
 
-  it('a cover is compared by file id and bytes; files by id with metadata from the side that changed it', () => {
-    const sameCover = mergeRecords(
+  it('files are compared by what a client sets; files by id with the words of the side that changed them', () => {
+    // The same file whose server-computed metadata differs (times): no change, no conflict.
+    const recomputed = mergeRecords(
+      { cover: file('c1') },
+      { cover: file('c1') },
+      { cover: { ...file('c1'), createdTime: 2, modifiedTime: 2 } },
+    );
+    expect(recomputed.conflicts).toEqual({});
+    expect(recomputed.changedFields).toEqual([]);
+    // Its description changed on both sides: a conflict, never one silently dropped (issue 26).
+    const describedTwice = mergeRecords(
       { cover: file('c1') },
       { cover: file('c1', 'mine') },
       { cover: file('c1', 'theirs') },
     );
-    expect(sameCover.conflicts).toEqual({});
-    expect(sameCover.merged.cover?.description).toBe('mine');
+    expect(describedTwice.conflicts.cover).toEqual({
+      base: file('c1'),
+      current: file('c1', 'mine'),
+      theirs: file('c1', 'theirs'),
+    });
+    expect(describedTwice.merged.cover?.description).toBe('mine');
+    const listDescribedTwice = mergeRecords(
+      { draftingProcess: [file('f1')] },
+      { draftingProcess: [file('f1', 'mine')] },
+      { draftingProcess: [file('f1', 'theirs')] },
+    );
+    expect(Object.keys(listDescribedTwice.conflicts)).toEqual(['draftingProcess']);
     const otherCover = mergeRecords({ cover: file('c1') }, { cover: file('c2') }, { cover: null });
     expect(Object.keys(otherCover.conflicts)).toEqual(['cover']);
     const described = mergeRecords(

@@ -667,7 +667,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         BlobUpload: {
-            /** @description A SHA-256, 64 lower-case hex digits */
+            /** @description Lower-case hex SHA-256 */
             sha256: string;
             /** @description The blob size in bytes */
             size: number;
@@ -1073,7 +1073,7 @@ export interface components {
             baseRevision?: number;
             /** @description create, update, delete or restore (from the trash) */
             op: "create" | "update" | "delete" | "restore";
-            /** @description Stored-record field names: the whole record for create, the fields changed since the base for update, {} for delete and restore; files as stored file metadata (fileId, sha256, …), never data. Checked per mutation (VALIDATION_FAILED). */
+            /** @description Stored-record field names: the whole record for create, the fields changed since the base for update, {} for delete and restore; each file as {fileId, sha256, originalFilename, description}: the hub computes every other file field from the blob's bytes. Checked per mutation (VALIDATION_FAILED). */
             fields?: {
                 [key: string]: unknown;
             };
@@ -7384,7 +7384,7 @@ export interface operations {
                 "if-range"?: string;
             };
             path: {
-                /** @description A SHA-256, 64 lower-case hex digits */
+                /** @description Lower-case hex SHA-256 */
                 sha256: string;
             };
             cookie?: never;
@@ -7530,7 +7530,7 @@ export interface operations {
                 "content-range"?: string;
             };
             path: {
-                /** @description A SHA-256, 64 lower-case hex digits */
+                /** @description Lower-case hex SHA-256 */
                 sha256: string;
             };
             cookie?: never;
@@ -7689,7 +7689,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A SHA-256, 64 lower-case hex digits */
+                /** @description Lower-case hex SHA-256 */
                 sha256: string;
             };
             cookie?: never;

@@ -22,7 +22,7 @@ import { filesOf } from '../blob-references';
 import { GroupCommit } from './group-commit';
 import { PreparedStatements } from './prepared-statements';
 import { searchColumns } from './search-sql';
-import { Lru } from '../../repositories/lru';
+import { Lru } from '../../lib/lru';
 import {
   Parameters,
   listPage,

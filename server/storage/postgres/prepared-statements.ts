@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { Lru } from '../../repositories/lru';
+import { Lru } from '../../lib/lru';
 
 /**
  * How many statements each connection keeps prepared at most. The list's texts vary only by the

@@ -1,4 +1,4 @@
-import { Lru } from '../../repositories/lru';
+import { Lru } from '../../lib/lru';
 import type { SessionLookup } from '../../repositories/user-repository-contract';
 import type { ChangeNotice, ChangeSubscriber } from './change-listener';
 
