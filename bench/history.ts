@@ -24,8 +24,8 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { PortfolioRecord } from '../shared';
-import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
-import { Store } from '../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../server/storage/embedded/store';
 import { makePortfolios, seedDataDir } from './seed';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -12,8 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PortfolioRecord } from '../shared';
-import { PortfolioIndex } from '../server/repositories/portfolio-index';
-import { Store } from '../server/storage/store';
+import { PortfolioIndex } from '../server/storage/embedded/portfolio-index';
+import { Store } from '../server/storage/embedded/store';
 import { listRequestOf, listWorkload, type Request } from './list-workload';
 import { makePortfolios, putRecords } from './seed';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import autocannon, { type Instance, type RequestParams, type Result } from 'autocannon';
 import type { PortfolioRecord } from '../shared';
 import { listScope, parseFilter, parseOrderBy, parseSearch } from '../server/domain/list-query';
-import type { ListRequest } from '../server/repositories/portfolio-index';
+import type { ListRequest } from '../server/repositories/portfolio-repository-contract';
 import { CATEGORIES, random, WORDS } from './seed';
 import { timed } from './server-process';
 

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { ListedKey, ListRequest } from '../server/repositories/portfolio-index';
+import type { ListedKey, ListRequest } from '../server/repositories/portfolio-repository-contract';
 import { listPage, listStatement } from '../server/storage/postgres/list-sql';
 import { listRequestOf, listWorkload } from './list-workload';
 import { makePortfolios } from './seed';

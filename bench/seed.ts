@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { PortfolioRecord } from '../shared';
 import type { StoredPortfolio } from '../server/repositories/portfolio-repository-contract';
-import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
+import { EmbeddedPortfolioRepository } from '../server/storage/embedded/embedded-portfolio-repository';
 import { importPostgres } from '../server/storage/library-transfer';
 import { openDatabase } from '../server/storage/postgres/database';
-import { Store } from '../server/storage/store';
+import { Store } from '../server/storage/embedded/store';
 
 export const CATEGORIES = [
   'Interior',

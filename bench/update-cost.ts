@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PortfolioService, type Caller } from '../server/services/portfolio-service';
-import { EmbeddedPortfolioRepository } from '../server/storage/embedded-portfolio-repository';
-import { Store } from '../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../server/storage/embedded/store';
 import { listRequestOf, listWorkload } from './list-workload';
 import { makePortfolios, seedDataDir } from './seed';
 

@@ -35,7 +35,6 @@ import {
   userServicePlugin,
 } from './services/service-plugins';
 import shellFacade from './shell-facade';
-import { pgRateLimitStore } from './storage/postgres/pg-rate-limit-store';
 import syncPlugin from './sync/sync-plugin';
 
 export type { AppOptions } from './config';
@@ -91,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the storage: on PostgreSQL the counts live in the database, shared by every instance.
   await app.register(rateLimit, {
     global: false,
-    ...(app.database && { store: pgRateLimitStore(app.database.pool) }),
+    ...(app.backend.rateLimitStore && { store: app.backend.rateLimitStore }),
     errorResponseBuilder: (_request, context) =>
       new ApiError(
         'RATE_LIMITED',

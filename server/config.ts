@@ -1,5 +1,13 @@
-import type { SyncAppOptions } from './sync/sync-plugin';
 import type { FastifyServerOptions } from 'fastify';
+
+/**
+ * Seals the hub device token before it is stored (server/sync/secret-box.ts; the desktop shell
+ * passes one backed by Electron's safeStorage).
+ */
+export interface SecretBox {
+  seal(plain: string): Promise<string>;
+  open(sealed: string): Promise<string>;
+}
 
 export interface AuthOptions {
   /** Absolute session lifetime. Default 12 h. */
@@ -208,4 +216,18 @@ function countFromEnv(
       `${name} must be a whole number of ${unit}, ${minimum} or more, not "${value}"`,
     );
   return Number(value);
+}
+
+/** Sync as a replica (DESIGN §10): how the replica engine runs (server/sync/). */
+export interface SyncAppOptions {
+  /** Seals the device token; default a key file in the data directory (0600). */
+  secretBox?: SecretBox;
+  /** Background rounds: debounce after a local change, and the interval (0 turns them off). */
+  debounceMs?: number;
+  intervalMs?: number;
+  maxBackoffMs?: number;
+  pageSize?: number;
+  batchSize?: number;
+  /** `serve --hub`: sign in to this hub at start unless already configured for it. */
+  hub?: { url: string; username: string; password: string };
 }

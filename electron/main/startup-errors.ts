@@ -1,4 +1,4 @@
-import { DataDirInUseError } from '../../server/storage/data-dir-lock';
+import { DataDirInUseError } from '../../server/storage/embedded/data-dir-lock';
 
 export interface StartupErrorDialog {
   title: string;

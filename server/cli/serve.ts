@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, retentionFromEnv } from '../config';
-import { DataDirInUseError } from '../storage/data-dir-lock';
+import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import {
   DatabaseConnectError,
   DatabaseSchemaTooNewError,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Database } from '../storage/postgres/database';
-import type { Store } from '../storage/store';
+import type { Store } from '../storage/embedded/store';
 import type { DumpSummary, LibraryDump } from '../storage/library-transfer';
 import { CommandFailed, EXIT, UsageError, print, type Command, type CommandInput } from './command';
 import { holdsDatabase } from './users';
@@ -45,8 +45,8 @@ async function openDir(path: string, role: 'source' | 'target'): Promise<OpenSid
   if (role === 'source' && !(await holdsDatabase(path)))
     throw new CommandFailed(`${path} holds no Portfolio Manager data; check --from.`);
   const [{ Store }, { DataDirInUseError }, transfer] = await Promise.all([
-    import('../storage/store'),
-    import('../storage/data-dir-lock'),
+    import('../storage/embedded/store'),
+    import('../storage/embedded/data-dir-lock'),
     import('../storage/library-transfer'),
   ]);
   let store: Store;

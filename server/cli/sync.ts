@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DataDirInUseError } from '../storage/data-dir-lock';
+import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import { normalizeHubUrl } from '../sync/hub-client';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
 

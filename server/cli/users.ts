@@ -6,9 +6,9 @@ import { UpdateUserBodySchema, type User } from '../../shared';
 import type { UserService } from '../services/user-service';
 import type { UserRepository } from '../repositories/user-repository-contract';
 import { ApiError } from '../errors';
-import { DataDirInUseError } from '../storage/data-dir-lock';
+import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import type { Database } from '../storage/postgres/database';
-import type { Store } from '../storage/store';
+import type { Store } from '../storage/embedded/store';
 import {
   CommandFailed,
   DATA_DIR_FLAG,
@@ -72,8 +72,8 @@ async function withDataDirUsers<T>(input: CommandInput, use: UseUsers<T>): Promi
   // Loaded only now: help and command-line errors answer without loading the storage.
   const [{ Store }, { EmbeddedUserRepository }, { UserService }, { resolveConfig }] =
     await Promise.all([
-      import('../storage/store'),
-      import('../repositories/user-repository'),
+      import('../storage/embedded/store'),
+      import('../storage/embedded/embedded-user-repository'),
       import('../services/user-service'),
       import('../config'),
     ]);

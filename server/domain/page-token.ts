@@ -7,10 +7,8 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { ApiError } from '../errors';
-import type { Store } from '../storage/store';
 import type { Cursor, ListScope, SortValue } from './list-query';
 
-const SECRET_KEY = 'pageTokenSecret';
 const TOKEN_VERSION = 1;
 const MAC_BYTES = 16;
 
@@ -52,9 +50,9 @@ function invalidToken(message: string): ApiError {
 }
 
 /**
- * Opaque keyset cursors: `base64url(payload).base64url(HMAC-SHA256)`. The secret lives in the
- * store's `meta` collection, made on first start, so tokens outlive a restart; a token from
- * another data directory fails the signature like a forged one.
+ * Opaque keyset cursors: `base64url(payload).base64url(HMAC-SHA256)`. The secret is a setting of
+ * the backend, made on first start, so tokens outlive a restart; a token from another library
+ * fails the signature like a forged one.
  */
 export class PageTokens {
   /** A key object: HMAC with it skips preparing the raw key on every token. */
@@ -72,16 +70,6 @@ export class PageTokens {
   /** A new random secret, base64. */
   static newSecret(): string {
     return randomBytes(32).toString('base64');
-  }
-
-  static async open(store: Store): Promise<PageTokens> {
-    const existing = store.get<{ secret: string }>('meta', SECRET_KEY);
-    if (existing) return new PageTokens(Buffer.from(existing.secret, 'base64'));
-    const secret = randomBytes(32);
-    await store.commit([
-      { type: 'put', col: 'meta', key: SECRET_KEY, value: { secret: secret.toString('base64') } },
-    ]);
-    return new PageTokens(secret);
   }
 
   /** HMAC-SHA256 of `body`, whole: a token carries its first MAC_BYTES. */

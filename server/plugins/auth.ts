@@ -4,8 +4,6 @@ import type { Role } from '../../shared';
 import { SessionService, type Authenticated } from '../auth/session-service';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
-import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
-import { pruneRateLimits } from '../storage/postgres/pg-rate-limit-store';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,12 +60,11 @@ export default fp(
         },
     );
 
-    // On PostgreSQL one instance at a time sweeps.
-    const database = app.database;
+    // Where instances share the backend, one at a time sweeps.
     const sweepOnce = () =>
-      app.runJob(JOB_LOCKS.sessionSweep, async () => {
+      app.backend.runJob('sessionSweep', async () => {
         await sessions.sweepExpired();
-        if (database) await pruneRateLimits(database.pool);
+        await app.backend.sweep();
       });
     const sweep = setInterval(() => void sweepOnce().catch(() => {}), 10 * 60_000);
     sweep.unref();

@@ -4,7 +4,6 @@ import fp from 'fastify-plugin';
 import { BlobFactsReader } from '../media/blob-facts';
 import { Thumbnails } from '../media/thumbnails';
 import { BlobStore } from '../storage/blob-store';
-import { JOB_LOCKS } from '../storage/postgres/exclusive-job';
 import { RetentionJob } from '../storage/retention-job';
 
 declare module 'fastify' {
@@ -17,8 +16,6 @@ declare module 'fastify' {
     retention: RetentionJob;
   }
 }
-
-export { filesOf } from '../storage/blob-references';
 
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 /** The first pass after a start: once the start's first requests are answered. */
@@ -44,9 +41,8 @@ export default fp(
       root,
       isReferenced,
       onRemoved: (sha) => thumbnails.remove(sha),
-      // PostgreSQL acknowledges a change only once it is durable; the embedded store earlier.
-      durable: app.store ? () => app.store!.idle() : undefined,
-      sharedGraceMs: app.database ? app.config.sharedBlobGraceMs : undefined,
+      durable: () => app.backend.durable(),
+      sharedGraceMs: app.backend.shared ? app.config.sharedBlobGraceMs : undefined,
       log: { warn: (msg) => app.log.warn(msg), error: (obj, msg) => app.log.error(obj, msg) },
     });
     await thumbnails.init();
@@ -82,8 +78,8 @@ export default fp(
       log: app.log,
       // On PostgreSQL one instance at a time runs a pass, and every pass collects the blobs
       // nothing refers to: those another instance freed were left to it (see sharedGraceMs).
-      exclusive: (pass) => app.runJob(JOB_LOCKS.retention, pass),
-      alwaysCollect: app.database !== null,
+      exclusive: (pass) => app.backend.runJob('retention', pass),
+      alwaysCollect: app.backend.shared,
     });
     app.decorate('retention', retention);
     app.addHook('onReady', async () =>

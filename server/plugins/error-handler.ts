@@ -2,8 +2,8 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
-import { connectionFailure } from '../storage/postgres/database-errors';
-import { StorageWriteError } from '../storage/store';
+import { StorageUnavailableError, type StorageFailure } from '../repositories/storage-backend';
+import { apiErrorOf } from '../services/repository-errors';
 import { validationDetails } from '../validation/ajv';
 
 /** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
@@ -60,18 +60,20 @@ export default fp(
   async function errorHandler(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       let apiError = error instanceof ApiError ? error : fromFastifyError(error);
+      let failure: StorageFailure | undefined;
       if (!apiError) {
         if (isClientAbort(error, request)) {
           // Nobody is left to answer, and onRequestAbort below has logged it; a partial upload
           // was removed on the way out.
           apiError = new ApiError('VALIDATION_FAILED', 'The request was cut short.');
-        } else if (error instanceof StorageWriteError) {
-          request.log.error({ err: error }, 'storage write failed');
-          apiError = new ApiError('STORAGE_FAILURE');
-        } else if (app.database && connectionFailure(error) !== undefined) {
-          // PostgreSQL went away (restart, network): the pool reconnects on the next query.
-          request.log.warn(`PostgreSQL unavailable: ${connectionFailure(error)}`);
-          apiError = new ApiError('DATABASE_UNAVAILABLE', undefined, [], { 'retry-after': '5' });
+        } else if ((failure = app.backend.failureOf(error))) {
+          if (failure instanceof StorageUnavailableError) {
+            // The database went away (restart, network): the pool reconnects on the next query.
+            request.log.warn(failure.message);
+          } else {
+            request.log.error({ err: error }, 'storage write failed');
+          }
+          apiError = apiErrorOf(failure) as ApiError;
         } else if (error.statusCode === 429) {
           apiError = new ApiError('RATE_LIMITED', error.message);
         } else {

@@ -2,105 +2,80 @@ import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PageTokens } from '../domain/page-token';
-import { EmbeddedUserRepository } from '../repositories/user-repository';
-import type { UserRepository } from '../repositories/user-repository-contract';
 import type { PortfolioRepository } from '../repositories/portfolio-repository-contract';
-import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
-import type { Database } from '../storage/postgres/database';
-import { runExclusive } from '../storage/postgres/exclusive-job';
-import type { SessionCache } from '../storage/postgres/session-cache';
-import { Store, type StoreOptions } from '../storage/store';
+import type { StorageBackend } from '../repositories/storage-backend';
+import type { UserRepository } from '../repositories/user-repository-contract';
+import { EmbeddedBackend } from '../storage/embedded/embedded-backend';
+import type { StoreOptions } from '../storage/embedded/store';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The embedded store; null on PostgreSQL. */
-    store: Store | null;
-    /** The PostgreSQL database; null on the embedded store. */
-    database: Database | null;
+    /** Where everything is kept: the one storage seam (DESIGN §12). */
+    backend: StorageBackend;
+    /** `backend.users`. */
     userRepository: UserRepository;
-    /** The one write path for portfolios (DESIGN §9). */
+    /** `backend.portfolios`: written only by PortfolioService (DESIGN §9). */
     portfolios: PortfolioRepository;
-    /**
-     * Runs a background job's pass unless another instance on the same database is running it
-     * (answers undefined then); on the embedded store it always runs.
-     */
-    runJob: <T>(lock: number, job: () => Promise<T>) => Promise<T | undefined>;
-    /** Signs and checks list page tokens; on PostgreSQL every instance accepts every token. */
+    /** Signs and checks list page tokens; every instance on a backend accepts every token. */
     pageTokens: PageTokens;
   }
 }
 
 /**
- * Opens the storage and exposes the repositories over it: with `config.database`, PostgreSQL
- * (migrated on start; the data directory then holds only blobs, shared by every instance);
- * otherwise the embedded store in the data directory, under its lock.
+ * Opens the backend: with `config.database`, PostgreSQL (migrated on start; the data directory
+ * then holds only blobs, shared by every instance); otherwise the embedded store in the data
+ * directory, under its lock. Nothing registered after this asks which one it is.
  */
 export default fp(
   async function storage(app: FastifyInstance, options: Omit<StoreOptions, 'log'>) {
-    const url = app.config.database;
-    if (url) {
-      // Loaded only here: pg and node-pg-migrate are a tenth of an embedded start's module loading.
-      const [{ openDatabase }, { PgPortfolioRepository }, { PgUserRepository }, { sharedSetting }] =
-        await Promise.all([
-          import('../storage/postgres/database'),
-          import('../storage/postgres/pg-portfolio-repository'),
-          import('../storage/postgres/pg-user-repository'),
-          import('../storage/postgres/settings'),
-        ]);
-      await mkdir(options.dataDir, { recursive: true });
-      const database = await openDatabase(url, {
-        logger: { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) },
+    const backend = await openBackend(app, options);
+    // Registered first, so it runs last: every other onClose hook may still use the storage, and
+    // pending writes finish before exit.
+    app.addHook('onClose', async () => backend.close());
+    app.decorate('backend', backend);
+    app.decorate('userRepository', backend.users);
+    app.decorate('portfolios', backend.portfolios);
+    const { secret } = await backend.settings.shared('pageTokenSecret', () => ({
+      secret: PageTokens.newSecret(),
+    }));
+    app.decorate('pageTokens', PageTokens.withSecret(secret));
+    if (backend instanceof EmbeddedBackend) {
+      app.addHook('onListen', async () => {
+        app.log.debug({ ms: backend.store.openTimings }, 'Opened the library');
       });
-      // Registered first, so it runs last: every other onClose hook may still query.
-      app.addHook('onClose', async () => database.close());
-      app.decorate('store', null);
-      app.decorate('database', database);
-      app.decorate(
-        'userRepository',
-        new PgUserRepository(database.pool, { cache: await sessionCache(app, database) }),
-      );
-      app.decorate(
-        'portfolios',
-        await PgPortfolioRepository.open(database.pool, {
-          history: app.config.history.enabled,
-          listPool: database.listPool,
-        }),
-      );
-      app.decorate('runJob', (lock: number, job: () => Promise<unknown>) =>
-        runExclusive(database.pool, lock, job),
-      );
-      const { secret } = await sharedSetting(database.pool, 'pageTokenSecret', () => ({
-        secret: PageTokens.newSecret(),
-      }));
-      app.decorate('pageTokens', PageTokens.withSecret(secret));
-      return;
+      collectOpeningGarbage(app);
     }
-    const store = await Store.open({
-      ...options,
-      log: {
-        info: (msg) => app.log.info(msg),
-        warn: (msg) => app.log.warn(msg),
-        error: (obj, msg) => app.log.error(obj, msg),
-      },
-    });
-    // Runs after the server stopped accepting requests: pending writes finish before exit.
-    app.addHook('onClose', async () => store.close());
-    app.addHook('onListen', async () => {
-      app.log.debug({ ms: store.openTimings }, 'Opened the library');
-    });
-    app.decorate('store', store);
-    app.decorate('database', null);
-    app.decorate('userRepository', new EmbeddedUserRepository(store));
-    app.decorate(
-      'portfolios',
-      await EmbeddedPortfolioRepository.open(store, { history: app.config.history.enabled }),
-    );
-    app.decorate('runJob', (_lock: number, job: () => Promise<unknown>) => job());
-    app.decorate('pageTokens', await PageTokens.open(store));
-    collectOpeningGarbage(app);
   },
   { name: 'storage' },
 );
+
+async function openBackend(
+  app: FastifyInstance,
+  options: Omit<StoreOptions, 'log'>,
+): Promise<StorageBackend> {
+  const url = app.config.database;
+  const history = app.config.history.enabled;
+  if (url) {
+    // Loaded only here: pg and node-pg-migrate are a tenth of an embedded start's module loading.
+    const { PostgresBackend } = await import('../storage/postgres/postgres-backend');
+    await mkdir(options.dataDir, { recursive: true });
+    return PostgresBackend.open(url, {
+      logger: { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) },
+      history,
+      sessionCacheMs: app.config.auth.sessionCacheMs,
+      sessionIdleMs: app.config.auth.sessionIdleMs,
+    });
+  }
+  return EmbeddedBackend.open({
+    ...options,
+    history,
+    log: {
+      info: (msg) => app.log.info(msg),
+      warn: (msg) => app.log.warn(msg),
+      error: (obj, msg) => app.log.error(obj, msg),
+    },
+  });
+}
 
 /** How long the server must go without a request before the collection below runs. */
 const QUIET_MS = 1000;
@@ -135,23 +110,4 @@ function collectOpeningGarbage(app: FastifyInstance): void {
     };
     setTimeout(check, QUIET_MS).unref();
   });
-}
-
-/**
- * The sessions this instance answers from memory, kept right by the changes channel (DESIGN §12);
- * undefined when turned off (`auth.sessionCacheMs: 0`). Waits for the first LISTEN, so the cache
- * works from the first request (it stays bypassed if that fails, until a retry gets through).
- */
-async function sessionCache(
-  app: FastifyInstance,
-  database: Database,
-): Promise<SessionCache | undefined> {
-  const { sessionCacheMs, sessionIdleMs } = app.config.auth;
-  if (sessionCacheMs <= 0) return undefined;
-  const { SessionCache } = await import('../storage/postgres/session-cache');
-  const cache = new SessionCache({ ttlMs: sessionCacheMs, idleMs: sessionIdleMs });
-  const changes = database.changes();
-  changes.subscribe(cache);
-  await changes.start();
-  return cache;
 }

@@ -12,7 +12,36 @@
  * - Records handed out are immutable snapshots; a change stores a new object.
  */
 import type { PortfolioRecord } from '../../shared';
-import type { ListedKey, ListPage, ListRequest } from './portfolio-index';
+import type { Cursor, ListScope, SortValue } from '../domain/list-query';
+
+export type { Cursor, SortValue };
+
+/** One page of the list (DESIGN §4), as the list use case asks a backend for it. */
+
+export interface ListRequest<K extends ListedKey = ListedKey> extends ListScope {
+  /** Start strictly after this position (the previous page's last item). */
+  after: Cursor | null;
+  limit: number;
+  /**
+   * A hint: the record keys the caller reads from each item. A backend may then answer items
+   * holding only these keys (and perhaps others), and must answer the same items, order, total
+   * and cursor as without it; absent, every item is the whole record. The embedded index hands
+   * out its records as they are, and ignores it.
+   */
+  fields?: readonly K[];
+}
+
+/** Every key of a record a list can be asked for through `fields`. */
+export type ListedKey = keyof PortfolioRecord;
+
+export interface ListPage<K extends ListedKey = ListedKey> {
+  /** Whole records, or with `fields` at least those keys of them (see ListRequest.fields). */
+  items: Array<Pick<PortfolioRecord, K>>;
+  /** Portfolios matching filter, search and visibility, on every page. */
+  total: number;
+  /** Position of the last item when more follow; null on the last page. */
+  next: Cursor | null;
+}
 
 /** A portfolio as stored: the record plus who made and last changed it, and its change `seq`. */
 export interface StoredPortfolio extends PortfolioRecord {

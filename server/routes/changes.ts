@@ -8,7 +8,7 @@ import {
 import { detailView } from '../domain/portfolio-view';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
-import { filesOf } from '../plugins/blob-store';
+import { filesOf } from '../domain/portfolio-files';
 import type { Change } from '../repositories/portfolio-repository-contract';
 
 /** The feed item: a tombstone, or the portfolio's latest state in the detail shape plus seq. */

@@ -31,7 +31,7 @@ import { InlineData, sendWithInlineData } from '../http/inline-data-response';
 import { errors, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 import { ListPageCache } from '../repositories/list-page-cache';
-import type { ListedKey } from '../repositories/portfolio-index';
+import type { ListedKey } from '../repositories/portfolio-repository-contract';
 import { Lru } from '../lib/lru';
 
 type Item = Record<string, unknown>;

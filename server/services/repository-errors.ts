@@ -7,6 +7,7 @@ import {
   ResyncRequiredError,
   RevisionConflictError,
 } from '../repositories/portfolio-repository-contract';
+import { StorageUnavailableError, StorageWriteFailedError } from '../repositories/storage-backend';
 
 /** Where a conditional change named its revision: the body's `revision` or `If-Match`. */
 export type RevisionSource = 'body.revision' | 'headers.if-match';
@@ -43,6 +44,10 @@ export function apiErrorOf(error: unknown, source?: RevisionSource): unknown {
       { field: 'querystring.since', message: `changes are known from ${error.oldestKnown} on` },
     ]);
   }
+  if (error instanceof StorageUnavailableError) {
+    return new ApiError('DATABASE_UNAVAILABLE', undefined, [], { 'retry-after': '5' });
+  }
+  if (error instanceof StorageWriteFailedError) return new ApiError('STORAGE_FAILURE');
   if (error instanceof InvalidCursorError) {
     return new ApiError('INVALID_PAGE_TOKEN', error.message, [
       { field: 'querystring.pageToken', message: 'is not a page token of this list' },

@@ -7,8 +7,8 @@ import type {
   StoredPortfolio,
   TrashEntry,
 } from '../repositories/portfolio-repository-contract';
-import type { UserRecord } from '../repositories/user-repository';
-import { filesOf } from './blob-references';
+import type { UserRecord } from './embedded/embedded-user-repository';
+import { filesOf } from '../domain/portfolio-files';
 import { writeFileDurably } from './durable-file';
 import {
   LIBRARY_KEY,
@@ -16,9 +16,9 @@ import {
   type LibraryMeta,
   type StoredRevision,
   type Tombstone,
-} from './portfolio-layout';
+} from './embedded/portfolio-layout';
 import { liveColumns } from './postgres/pg-portfolio-repository';
-import type { Op, Store } from './store';
+import type { Op, Store } from './embedded/store';
 
 /**
  * A whole library as plain records, the same whatever backend holds it: what `portfolio storage

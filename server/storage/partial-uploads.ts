@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { consume } from '../media/receive-file';
+import { consume } from '../lib/consume';
 import { syncDirectory } from './durable-file';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;

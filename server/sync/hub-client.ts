@@ -5,7 +5,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { BatchedFile } from '../media/batched-file';
-import { consume } from '../media/receive-file';
+import { consume } from '../lib/consume';
 import { ResyncNeeded, SyncError } from './sync-error';
 
 /** The sync protocol this replica speaks; a hub answering a lower one is too old. */

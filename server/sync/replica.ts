@@ -8,8 +8,8 @@ import type {
   AppliedRemote,
   EmbeddedPortfolioRepository,
   RemoteEntry,
-} from '../storage/embedded-portfolio-repository';
-import type { Op, Store } from '../storage/store';
+} from '../storage/embedded/embedded-portfolio-repository';
+import type { Op, Store } from '../storage/embedded/store';
 import {
   HubClient,
   type FeedChange,

@@ -1,16 +1,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SecretBox } from '../config';
 
 /**
  * Seals the hub device token before it is stored. The desktop shell passes one backed by
  * Electron's safeStorage (the OS keychain); headless, `fileKeySecretBox` keeps a random key in
  * `<dataDir>/sync.key`, readable by the owner only (0600): the token is then as safe as that file.
  */
-export interface SecretBox {
-  seal(plain: string): Promise<string>;
-  open(sealed: string): Promise<string>;
-}
+export type { SecretBox };
 
 const KEY_FILE = 'sync.key';
 

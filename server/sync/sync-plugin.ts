@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { EmbeddedPortfolioRepository } from '../storage/embedded-portfolio-repository';
+import type { SyncAppOptions } from '../config';
+import { EmbeddedBackend } from '../storage/embedded/embedded-backend';
 import { normalizeHubUrl } from './hub-client';
 import { Replica } from './replica';
-import { fileKeySecretBox, type SecretBox } from './secret-box';
+import { fileKeySecretBox } from './secret-box';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,31 +13,18 @@ declare module 'fastify' {
   }
 }
 
-export interface SyncAppOptions {
-  /** Seals the device token; default a key file in the data directory (0600). */
-  secretBox?: SecretBox;
-  /** Background rounds: debounce after a local change, and the interval (0 turns them off). */
-  debounceMs?: number;
-  intervalMs?: number;
-  maxBackoffMs?: number;
-  pageSize?: number;
-  batchSize?: number;
-  /** `serve --hub`: sign in to this hub at start unless already configured for it. */
-  hub?: { url: string; username: string; password: string };
-}
-
 /** The replica engine over the embedded store, with background rounds once configured. */
 export default fp(
   async function syncPlugin(app: FastifyInstance, options: SyncAppOptions) {
     // A replica keeps its sync state in the embedded store; a PostgreSQL deployment is a hub.
-    const store = app.store;
-    if (!(app.portfolios instanceof EmbeddedPortfolioRepository) || !store) {
+    const backend = app.backend;
+    if (!(backend instanceof EmbeddedBackend)) {
       app.decorate('replica', undefined);
       return;
     }
     const replica = new Replica({
-      store,
-      portfolios: app.portfolios,
+      store: backend.store,
+      portfolios: backend.portfolios,
       blobs: app.blobStore,
       secretBox: options.secretBox ?? fileKeySecretBox(app.config.dataDir),
       log: {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { IPC_CHANNELS } from '../../electron/preload/ipc-channels';
 import { buildApp } from '../../server/app';
-import { LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { LOCK_FILE_NAME } from '../../server/storage/embedded/data-dir-lock';
 import type { DesktopSession } from '../../shared/desktop-bridge';
 import { rawGet } from '../electron/helpers';
 import {

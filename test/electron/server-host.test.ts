@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LanSharingError, ServerHost } from '../../electron/main/server-host';
-import { DataDirInUseError } from '../../server/storage/data-dir-lock';
+import { DataDirInUseError } from '../../server/storage/embedded/data-dir-lock';
 import { makeTempDir, portfolioBody } from '../helpers/test-server';
 import { buildDesktopApp, freePort, probe, rawGet } from './helpers';
 

@@ -7,6 +7,8 @@ import { buildApp, type AppOptions } from '../../server/app';
 import { OpenApiAnswers } from './openapi-answers';
 import pg from 'pg';
 import { openDatabase } from '../../server/storage/postgres/database';
+import { EmbeddedBackend } from '../../server/storage/embedded/embedded-backend';
+import type { Store } from '../../server/storage/embedded/store';
 import { createTestDatabase, type TestDatabase } from './postgres';
 
 /**
@@ -270,4 +272,10 @@ export function portfolioBody(overrides: Record<string, unknown> = {}) {
     projectDetail: 'A timber house by the lake.',
     ...overrides,
   };
+}
+
+/** The embedded store under a test server, for tests of the store itself (faults, compaction). */
+export function embeddedStore(app: FastifyInstance): Store {
+  if (!(app.backend instanceof EmbeddedBackend)) throw new Error('not on the embedded store');
+  return app.backend.store;
 }

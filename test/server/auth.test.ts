@@ -1,11 +1,12 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
+import { readSnapshotDocument } from '../../server/storage/embedded/snapshot-file';
 import { buildApp } from '../../server/app';
 import type * as PasswordModule from '../../server/auth/password';
 import { expectError } from '../helpers/error-body';
 import {
+  embeddedStore,
   ADMIN,
   makeTempDir,
   startTestServer,
@@ -331,7 +332,7 @@ describe('secrets at rest', () => {
     async () => {
       const s = await server();
       const id = await s.signIn(ADMIN.username, ADMIN.password);
-      await s.app.store!.compactNow(); // snapshot and journal both on disk
+      await embeddedStore(s.app).compactNow(); // snapshot and journal both on disk
       const text = await dataDirText(s.dataDir);
       expect(text).not.toContain(id);
       expect(text).not.toContain(s.adminSession);
@@ -351,7 +352,7 @@ describe('secrets at rest', () => {
       body: { username: 'canary', password, role: 'editor' },
     });
     await s.request('PUT', '/api/v1/users/canary', { body: { password: `${password}-2` } });
-    await s.app.store!.compactNow();
+    await embeddedStore(s.app).compactNow();
     const text = await dataDirText(s.dataDir);
     expect(text).not.toContain(password);
     expect(text).not.toContain(ADMIN.password);
@@ -362,7 +363,7 @@ describe('secrets at rest', () => {
     const dataDir = await makeTempDir();
     const app = await buildApp({ dataDir, bootstrapAdmin: ADMIN }); // no auth overrides
     try {
-      await app.store!.compactNow();
+      await embeddedStore(app).compactNow();
       const db = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
       const hash: string = db.collections.users.admin.passwordHash;
       const [scheme, logN, r, p, salt, key] = hash.split('$');

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { LOCK_FILE_NAME } from '../../server/storage/embedded/data-dir-lock';
 import { openDatabase } from '../../server/storage/postgres/database';
 import { SCHEMA_VERSION } from '../../server/storage/postgres/migrations';
 import { killRunningClis, spawnCli, type CliProcess } from '../helpers/cli-process';

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
+import { LOCK_FILE_NAME } from '../../server/storage/embedded/data-dir-lock';
 import { killRunningClis, spawnCli, type CliProcess } from '../helpers/cli-process';
 import { ADMIN, makeTempDir, portfolioBody, startTestServer } from '../helpers/test-server';
 

@@ -5,7 +5,7 @@
  * Usage: node --import tsx test/server/data-dir-lock-child.ts <dataDir> [shutdownMs]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { acquireDataDirLock } from '../../server/storage/data-dir-lock';
+import { acquireDataDirLock } from '../../server/storage/embedded/data-dir-lock';
 
 const [dataDir, shutdownMs = '0'] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: data-dir-lock-child <dataDir> [shutdownMs]');

@@ -9,7 +9,7 @@ import {
   LOCK_FILE_NAME,
   parseProcStat,
   type DataDirLock,
-} from '../../server/storage/data-dir-lock';
+} from '../../server/storage/embedded/data-dir-lock';
 import { makeTempDir } from '../helpers/test-server';
 
 const CHILD = 'test/server/data-dir-lock-child.ts';

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/error-body';
 import {
+  embeddedStore,
   portfolioBody,
   startTestServer,
   type ApiResponse,
@@ -213,7 +214,7 @@ describe('a failed write (500)', () => {
       const before = (await s.request('GET', '/api/v1/portfolio/kept')).body;
 
       // A failed create leaves no portfolio.
-      s.app.store!.injectWriteFault(secret());
+      embeddedStore(s.app).injectWriteFault(secret());
       const failedCreate = await s.request('POST', '/api/v1/portfolio', {
         body: portfolioBody({ portfolioId: 'lost' }),
       });
@@ -222,7 +223,7 @@ describe('a failed write (500)', () => {
       expectError(await s.request('GET', '/api/v1/portfolio/lost'), 404, 'PORTFOLIO_NOT_FOUND');
 
       // A failed update leaves the old version.
-      s.app.store!.injectWriteFault(secret());
+      embeddedStore(s.app).injectWriteFault(secret());
       const failedUpdate = await s.request('PUT', '/api/v1/portfolio/kept', {
         body: portfolioBody({ projectTitle: 'Changed', command: 'publish' }),
       });
@@ -231,7 +232,7 @@ describe('a failed write (500)', () => {
       expect((await s.request('GET', '/api/v1/portfolio/kept')).body).toEqual(before);
 
       // A failed user change leaves the user as it was.
-      s.app.store!.injectWriteFault(secret());
+      embeddedStore(s.app).injectWriteFault(secret());
       const failedUser = await s.request('POST', '/api/v1/users', {
         body: { username: 'faulty', password: 'faulty-password', role: 'viewer' },
       });
@@ -239,7 +240,7 @@ describe('a failed write (500)', () => {
       expectError(await s.request('GET', '/api/v1/users/faulty'), 404, 'USER_NOT_FOUND');
 
       // A failed sign-in gives no session.
-      s.app.store!.injectWriteFault(secret());
+      embeddedStore(s.app).injectWriteFault(secret());
       const failedSignIn = await s.request('POST', '/api/v1/appauth', {
         body: { username: 'admin', password: 'admin-password-1' },
         session: null,
@@ -279,7 +280,7 @@ describe('a failed write (500)', () => {
     async () => {
       const s2 = await startTestServer();
       try {
-        s2.app.store!.injectWriteFault(new Error('EIO'));
+        embeddedStore(s2.app).injectWriteFault(new Error('EIO'));
         const results = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
             s2.request('POST', '/api/v1/portfolio', {

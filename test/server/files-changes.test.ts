@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { download, fixtures, uploadJson, uploadMultipart } from '../helpers/file-fixtures';
 import {
+  embeddedStore,
   portfolioBody,
   startTestServer,
   type TestServer,
@@ -291,7 +292,7 @@ describe('file changes are portfolio updates', () => {
       server = await startTestServer();
       const id = await newPortfolio();
       const before = await detail(id);
-      server.app.store!.injectWriteFault(new Error('disk full'));
+      embeddedStore(server.app).injectWriteFault(new Error('disk full'));
       const response = await uploadMultipart(
         server,
         `/api/v1/portfolio/${id}/cover`,

@@ -7,9 +7,9 @@ import type { FilterKey, OrderKey, PortfolioRecord } from '../../shared';
 import { listScope, type Cursor, type OrderTerm } from '../../server/domain/list-query';
 import { PageTokens } from '../../server/domain/page-token';
 import { matchesAllTerms, searchWords } from '../../server/domain/search-text';
-import { PortfolioIndex, type IndexOptions } from '../../server/repositories/portfolio-index';
-import { hasWordStartingWith, wordsOf } from '../../server/repositories/portfolio-search';
-import { Store } from '../../server/storage/store';
+import { PortfolioIndex, type IndexOptions } from '../../server/storage/embedded/portfolio-index';
+import { hasWordStartingWith, wordsOf } from '../../server/storage/embedded/portfolio-search';
+import { Store } from '../../server/storage/embedded/store';
 
 /*
  * The index against the simplest thing that could be right: filter every record, sort them all,
@@ -216,7 +216,7 @@ describe('PortfolioIndex against a naive filter-and-sort', () => {
               ]);
           }
         const index = new PortfolioIndex(records, store, options);
-        const tokens = await PageTokens.open(store);
+        const tokens = PageTokens.withSecret(PageTokens.newSecret());
         const writes: Array<Promise<void>> = [];
         for (const operation of operations) {
           if (operation.type === 'put') {

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PostgresBackend } from '../../server/storage/postgres/postgres-backend';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres';
 import {
   type ApiResponse,
@@ -145,7 +146,7 @@ describe.skipIf(unavailable)('sessions across two instances, each with a session
   });
 
   it("B's LISTEN connection cut: a session signed out on A meanwhile is refused on B; B listens again", async () => {
-    const changes = b.app.database!.changes();
+    const changes = (b.app.backend as PostgresBackend).database.changes();
     const session = await sharedSession('cut-off', 'viewer');
     const other = await sharedSession('cut-off-other', 'viewer');
     const admin = new pg.Client(database.url);

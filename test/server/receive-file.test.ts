@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inspectFile, inspectHead } from '../../server/media/inspect-file';
-import { consume, receiveToFile } from '../../server/media/receive-file';
+import { consume } from '../../server/lib/consume';
+import { receiveToFile } from '../../server/media/receive-file';
 import { fixtures } from '../helpers/file-fixtures';
 import {
   makeTempDir,

@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { revisionKey } from '../../server/storage/portfolio-layout';
-import { RevisionIndex } from '../../server/storage/revision-index';
-import { Store } from '../../server/storage/store';
+import { revisionKey } from '../../server/storage/embedded/portfolio-layout';
+import { RevisionIndex } from '../../server/storage/embedded/revision-index';
+import { Store } from '../../server/storage/embedded/store';
 import { makeTempDir } from '../helpers/test-server';
 
 const dirs: string[] = [];

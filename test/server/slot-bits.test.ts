@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bits, Slots } from '../../server/repositories/slot-bits';
+import { Bits, Slots } from '../../server/storage/embedded/slot-bits';
 
 /*
  * Bitsets against plain Sets of numbers: random adds and deletes over slots spread across many

@@ -10,7 +10,7 @@ import {
   type OrderSpec,
   type Row,
   type RowTree,
-} from '../../server/repositories/sorted-rows';
+} from '../../server/storage/embedded/sorted-rows';
 
 /*
  * visitRowsAfter walks the trees' nodes itself; here against a sorted array, on trees of one

@@ -3,9 +3,15 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
-import { SCHEMA_VERSION } from '../../server/storage/migrations';
-import { ADMIN, makeTempDir, portfolioBody, startTestServer } from '../helpers/test-server';
+import { readSnapshotDocument } from '../../server/storage/embedded/snapshot-file';
+import { SCHEMA_VERSION } from '../../server/storage/embedded/migrations';
+import {
+  embeddedStore,
+  ADMIN,
+  makeTempDir,
+  portfolioBody,
+  startTestServer,
+} from '../helpers/test-server';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COMPACT_MIN_BYTES = 16 * 1024;
@@ -183,7 +189,7 @@ describe('crash safety: kill -9 during concurrent writes', () => {
           expect(stored.projectDetail).toBe(expected.projectDetail);
       }
       // On disk: the current snapshot is whole JSON, and no torn journal line survives.
-      await server.app.store!.idle();
+      await embeddedStore(server.app).idle();
       const snapshot = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
       expect(snapshot.version).toBe(SCHEMA_VERSION);
       for (const name of await journalSegments(dataDir)) {

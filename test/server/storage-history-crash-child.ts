@@ -5,8 +5,8 @@
  * resolved, i.e. once it is durable. Usage:
  * node --import tsx test/server/storage-history-crash-child.ts <dataDir> <seed> <compactMinBytes>
  */
-import { EmbeddedPortfolioRepository } from '../../server/storage/embedded-portfolio-repository';
-import { Store } from '../../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../../server/storage/embedded/store';
 import { portfolioRecord } from '../helpers/portfolio-record';
 
 const [dataDir, seedText, compactMinBytes] = process.argv.slice(2);

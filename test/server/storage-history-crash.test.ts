@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EmbeddedPortfolioRepository } from '../../server/storage/embedded-portfolio-repository';
-import { Store } from '../../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../../server/storage/embedded/store';
 import { makeTempDir } from '../helpers/test-server';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -16,7 +16,7 @@ import {
   summarize,
   type LibraryDump,
 } from '../../server/storage/library-transfer';
-import { Store } from '../../server/storage/store';
+import { Store } from '../../server/storage/embedded/store';
 import { killRunningClis, spawnCli } from '../helpers/cli-process';
 import { download, fixtures, uploadMultipart } from '../helpers/file-fixtures';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres';

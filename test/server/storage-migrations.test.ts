@@ -1,9 +1,9 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
-import { SCHEMA_VERSION } from '../../server/storage/migrations';
-import { makeTempDir, startTestServer } from '../helpers/test-server';
+import { readSnapshotDocument } from '../../server/storage/embedded/snapshot-file';
+import { SCHEMA_VERSION } from '../../server/storage/embedded/migrations';
+import { embeddedStore, makeTempDir, startTestServer } from '../helpers/test-server';
 
 describe('data layout versions', () => {
   let dataDir = '';
@@ -35,7 +35,7 @@ describe('data layout versions', () => {
     const created = await first.request('POST', '/api/v1/portfolio', {
       body: { memberBarcode: 'M1', category: 'Art', projectTitle: 'Kept', projectDetail: 'x' },
     });
-    await first.app.store!.compactNow();
+    await embeddedStore(first.app).compactNow();
     await first.stop();
     const snapshot = (await readSnapshotDocument(join(dataDir, 'db.json'))) as any;
     expect(snapshot.version).toBe(SCHEMA_VERSION);

@@ -3,8 +3,9 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig, retentionFromEnv } from '../../server/config';
 import type { StoredPortfolio } from '../../server/repositories/portfolio-repository-contract';
-import { filesOf } from '../../server/storage/blob-references';
+import { filesOf } from '../../server/domain/portfolio-files';
 import {
+  embeddedStore,
   portfolioBody,
   startTestServer,
   type TestServer,
@@ -176,7 +177,7 @@ describe('the newest revision is the live record', () => {
       const created = await server.request('POST', '/api/v1/portfolio', { body: portfolioBody() });
       const id = created.body.portfolioId as string;
       const before = await server.app.portfolios.changesSince(0, 100);
-      server.app.store!.injectWriteFault(new Error('disk full'));
+      embeddedStore(server.app).injectWriteFault(new Error('disk full'));
       const failed = await server.request('PUT', `/api/v1/portfolio/${id}`, {
         body: portfolioBody({ projectTitle: 'Lost' }),
       });

@@ -1,9 +1,12 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, UnsupportedSchemaVersionError } from '../../server/storage/migrations';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
-import { Store, type Op } from '../../server/storage/store';
+import {
+  SCHEMA_VERSION,
+  UnsupportedSchemaVersionError,
+} from '../../server/storage/embedded/migrations';
+import { readSnapshotDocument } from '../../server/storage/embedded/snapshot-file';
+import { Store, type Op } from '../../server/storage/embedded/store';
 import { makeTempDir } from '../helpers/test-server';
 
 /*

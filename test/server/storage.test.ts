@@ -3,11 +3,12 @@ import { hostname } from 'node:os';
 import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSnapshotDocument } from '../../server/storage/snapshot-file';
+import { readSnapshotDocument } from '../../server/storage/embedded/snapshot-file';
 import { buildApp } from '../../server/app';
-import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
-import { SCHEMA_VERSION } from '../../server/storage/migrations';
+import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/embedded/data-dir-lock';
+import { SCHEMA_VERSION } from '../../server/storage/embedded/migrations';
 import {
+  embeddedStore,
   ADMIN,
   FAST_AUTH,
   portfolioBody,
@@ -100,7 +101,7 @@ describe('durability across restarts', () => {
     async () => {
       const first = await server();
       const a = await populate(first, 'a');
-      await first.app.store!.compactNow();
+      await embeddedStore(first.app).compactNow();
       const b = await populate(first, 'b'); // journal only
       const ids = [...a.ids, ...b.ids];
       const before = await snapshotOf(first, ids);
@@ -111,7 +112,7 @@ describe('durability across restarts', () => {
 
       const second = await server({ dataDir: first.dataDir });
       expect(await snapshotOf(second, ids)).toEqual(before);
-      await second.app.store!.compactNow();
+      await embeddedStore(second.app).compactNow();
       await second.stop();
       const third = await server({ dataDir: first.dataDir });
       expect(await snapshotOf(third, ids)).toEqual(before);
@@ -123,9 +124,9 @@ describe('durability across restarts', () => {
     async () => {
       const first = await server();
       const a = await populate(first, 'gen1');
-      await first.app.store!.compactNow();
+      await embeddedStore(first.app).compactNow();
       const b = await populate(first, 'gen2');
-      await first.app.store!.compactNow();
+      await embeddedStore(first.app).compactNow();
       const c = await populate(first, 'tail'); // only in the journal
       const ids = [...a.ids, ...b.ids, ...c.ids];
       const before = await snapshotOf(first, ids);

@@ -15,16 +15,22 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/data-dir-lock';
-import { Journal } from '../../server/storage/journal';
-import { UnsupportedSchemaVersionError, SCHEMA_VERSION } from '../../server/storage/migrations';
-import { readSnapshotDocument, StorageCorruptError } from '../../server/storage/snapshot-file';
+import { DataDirInUseError, LOCK_FILE_NAME } from '../../server/storage/embedded/data-dir-lock';
+import { Journal } from '../../server/storage/embedded/journal';
+import {
+  UnsupportedSchemaVersionError,
+  SCHEMA_VERSION,
+} from '../../server/storage/embedded/migrations';
+import {
+  readSnapshotDocument,
+  StorageCorruptError,
+} from '../../server/storage/embedded/snapshot-file';
 import {
   MAX_WRITES_IN_FLIGHT,
   Store,
   StorageWriteError,
   type StoreOptions,
-} from '../../server/storage/store';
+} from '../../server/storage/embedded/store';
 import { makeTempDir } from '../helpers/test-server';
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Authenticated } from '../../server/auth/session-service';
-import type { UserRecord } from '../../server/repositories/user-repository';
+import type { UserRecord } from '../../server/storage/embedded/embedded-user-repository';
 import { DeviceService } from '../../server/services/device-service';
 import { PortfolioService } from '../../server/services/portfolio-service';
 import { SyncService } from '../../server/services/sync-service';

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedPortfolioRepository } from '../../server/storage/embedded-portfolio-repository';
-import { Store } from '../../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../../server/storage/embedded/store';
 import { portfolioRecord } from '../helpers/portfolio-record';
 
 const meta = (command = 'sync') => ({ by: 'sync', time: 1, command, changedFields: [] });

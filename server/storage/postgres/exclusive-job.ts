@@ -1,11 +1,5 @@
 import type pg from 'pg';
 
-/** Advisory lock keys of the background jobs (another key space than the migration lock's). */
-export const JOB_LOCKS = {
-  retention: 0x706d0001,
-  sessionSweep: 0x706d0002,
-} as const;
-
 /**
  * Runs `job` only if no other instance on the database is running it (a session advisory lock,
  * `pg_try_advisory_lock`, held on one connection for the job's length); answers undefined when

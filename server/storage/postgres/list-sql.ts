@@ -6,7 +6,7 @@ import type {
   ListPage,
   ListRequest,
   SortValue,
-} from '../../repositories/portfolio-index';
+} from '../../repositories/portfolio-repository-contract';
 import { scoreExpression, searchCondition } from './search-sql';
 
 /**

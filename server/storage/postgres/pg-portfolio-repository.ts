@@ -1,6 +1,10 @@
 import type pg from 'pg';
 import type { PortfolioRecord } from '../../../shared';
-import type { ListedKey, ListPage, ListRequest } from '../../repositories/portfolio-index';
+import type {
+  ListedKey,
+  ListPage,
+  ListRequest,
+} from '../../repositories/portfolio-repository-contract';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -18,7 +22,7 @@ import {
   type StoredPortfolio,
   type TrashEntry,
 } from '../../repositories/portfolio-repository-contract';
-import { filesOf } from '../blob-references';
+import { filesOf } from '../../domain/portfolio-files';
 import { GroupCommit } from './group-commit';
 import { PreparedStatements } from './prepared-statements';
 import { searchColumns } from './search-sql';

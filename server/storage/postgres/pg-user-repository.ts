@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { byOwnerThenAge, byUsername } from '../../repositories/user-repository';
+import { byOwnerThenAge, byUsername } from '../embedded/embedded-user-repository';
 import type {
   AttemptCount,
   CreateDeviceResult,

@@ -1,6 +1,6 @@
 import type { PortfolioRecord } from '../../../shared';
 import { searchWords } from '../../domain/search-text';
-import { wordsOf } from '../../repositories/portfolio-search';
+import { wordsOf } from '../embedded/portfolio-search';
 
 /**
  * Full-text `q` in SQL, answering exactly what the embedded search answers (docs/API.md, "Search

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-portfolio-repository';
-import { Store } from '../../../server/storage/store';
+import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded/embedded-portfolio-repository';
+import { Store } from '../../../server/storage/embedded/store';
 import { portfolioRepositoryContract, type ContractBackend } from './portfolio-repository.contract';
 
 /** The embedded backend: a Store in a temp data directory, reopened from disk on `reopen`. */

@@ -14,17 +14,20 @@ import {
   parseOrderBy,
   parseSearch,
 } from '../../../server/domain/list-query';
-import type { ListPage, ListRequest } from '../../../server/repositories/portfolio-index';
+import type {
+  ListPage,
+  ListRequest,
+} from '../../../server/repositories/portfolio-repository-contract';
 import {
   PortfolioNotFoundError,
   type PortfolioRepository,
 } from '../../../server/repositories/portfolio-repository-contract';
-import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded-portfolio-repository';
+import { EmbeddedPortfolioRepository } from '../../../server/storage/embedded/embedded-portfolio-repository';
 import { exportPostgres, importPostgres } from '../../../server/storage/library-transfer';
 import { openDatabase, type Database } from '../../../server/storage/postgres/database';
 import { listStatement } from '../../../server/storage/postgres/list-sql';
 import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portfolio-repository';
-import { Store } from '../../../server/storage/store';
+import { Store } from '../../../server/storage/embedded/store';
 import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedUserRepository } from '../../../server/repositories/user-repository';
-import { Store } from '../../../server/storage/store';
+import { EmbeddedUserRepository } from '../../../server/storage/embedded/embedded-user-repository';
+import { Store } from '../../../server/storage/embedded/store';
 import { userRepositoryContract, type UserContractBackend } from './user-repository.contract';
 
 /** The embedded backend: a Store in a temp data directory, reopened from disk on `reopen`. */

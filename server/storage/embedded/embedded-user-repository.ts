@@ -1,4 +1,4 @@
-import type { Op, Store } from '../storage/store';
+import type { Op, Store } from './store';
 import type {
   AttemptCount,
   CreateDeviceResult,
@@ -7,7 +7,7 @@ import type {
   SessionRecord,
   UserRecord,
   UserRepository,
-} from './user-repository-contract';
+} from '../../repositories/user-repository-contract';
 
 export type {
   DeviceRecord,
@@ -16,7 +16,7 @@ export type {
   SessionRecord,
   UserRecord,
   UserRepository,
-} from './user-repository-contract';
+} from '../../repositories/user-repository-contract';
 
 /** The order users are listed in, on every backend. */
 export const byUsername = (a: UserRecord, b: UserRecord) => a.username.localeCompare(b.username);

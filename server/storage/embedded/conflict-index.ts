@@ -1,4 +1,4 @@
-import type { PortfolioRecord } from '../../shared';
+import type { PortfolioRecord } from '../../../shared';
 import type { Store } from './store';
 
 /**

@@ -1,6 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
+import { StorageWriteFailedError } from '../../repositories/storage-backend';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { Journal, replayedValue, serializeEntry, type Op } from './journal';
 import { migrate, SCHEMA_VERSION } from './migrations';
@@ -33,7 +34,7 @@ export const COLLECTIONS = [
 export type CollectionName = (typeof COLLECTIONS)[number];
 export type { Op } from './journal';
 
-export class StorageWriteError extends Error {
+export class StorageWriteError extends StorageWriteFailedError {
   override readonly name = 'StorageWriteError';
 }
 

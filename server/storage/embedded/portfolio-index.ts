@@ -1,13 +1,8 @@
-import type { PortfolioRecord } from '../../shared';
-import {
-  RELEVANCE,
-  type Cursor,
-  type Filter,
-  type ListScope,
-  type SortValue,
-} from '../domain/list-query';
-import type { Store } from '../storage/store';
-import { Lru } from '../lib/lru';
+import type { PortfolioRecord } from '../../../shared';
+import { RELEVANCE, type Cursor, type Filter } from '../../domain/list-query';
+import type { ListPage, ListRequest } from '../../repositories/portfolio-repository-contract';
+import type { Store } from './store';
+import { Lru } from '../../lib/lru';
 import { PortfolioSearch, termMatcher, wordsOf } from './portfolio-search';
 import { Bits, Slots } from './slot-bits';
 import {
@@ -23,34 +18,6 @@ import {
   type RowTree,
   visitRowsAfter,
 } from './sorted-rows';
-
-// The domain's cursor types, re-exported for the repository contract that speaks them.
-export type { Cursor, SortValue };
-
-export interface ListRequest<K extends ListedKey = ListedKey> extends ListScope {
-  /** Start strictly after this position (the previous page's last item). */
-  after: Cursor | null;
-  limit: number;
-  /**
-   * A hint: the record keys the caller reads from each item. A backend may then answer items
-   * holding only these keys (and perhaps others), and must answer the same items, order, total
-   * and cursor as without it; absent, every item is the whole record. The embedded index hands
-   * out its records as they are, and ignores it.
-   */
-  fields?: readonly K[];
-}
-
-/** Every key of a record a list can be asked for through `fields`. */
-export type ListedKey = keyof PortfolioRecord;
-
-export interface ListPage<K extends ListedKey = ListedKey> {
-  /** Whole records, or with `fields` at least those keys of them (see ListRequest.fields). */
-  items: Array<Pick<PortfolioRecord, K>>;
-  /** Portfolios matching filter, search and visibility, on every page. */
-  total: number;
-  /** Position of the last item when more follow; null on the last page. */
-  next: Cursor | null;
-}
 
 /**
  * Exact-match keys whose values partition the portfolios, plus `visible` (published and active:

@@ -1,7 +1,7 @@
 import type BTreeClass from 'sorted-btree';
-import type { OrderKey, PortfolioRecord } from '../../shared';
-import type { Cursor, OrderTerm, SortValue } from '../domain/list-query';
-import { lazyRequire } from '../lazy-require';
+import type { OrderKey, PortfolioRecord } from '../../../shared';
+import type { Cursor, OrderTerm, SortValue } from '../../domain/list-query';
+import { lazyRequire } from '../../lazy-require';
 
 type BTree<K> = BTreeClass<K, undefined>;
 /** A node of a tree: its keys and, in a leaf, its values (see leavesWithoutValues). */

@@ -1,7 +1,7 @@
 import SearchableMap from 'minisearch/SearchableMap';
-import type { PortfolioRecord } from '../../shared';
-import { matchesAllTerms, searchWords } from '../domain/search-text';
-import { Lru } from '../lib/lru';
+import type { PortfolioRecord } from '../../../shared';
+import { matchesAllTerms, searchWords } from '../../domain/search-text';
+import { Lru } from '../../lib/lru';
 import { Bits, type Slots } from './slot-bits';
 
 /** The fields `q` searches (docs/API.md). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { PortfolioRecord } from '../../shared';
-import { PortfolioIndex, type ListPage, type ListRequest } from '../repositories/portfolio-index';
+import type { PortfolioRecord } from '../../../shared';
+import { PortfolioIndex } from './portfolio-index';
+import { type ListPage, type ListRequest } from '../../repositories/portfolio-repository-contract';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -17,7 +18,7 @@ import {
   type RevisionEntry,
   type StoredPortfolio,
   type TrashEntry,
-} from '../repositories/portfolio-repository-contract';
+} from '../../repositories/portfolio-repository-contract';
 import { BlobReferences } from './blob-references';
 import {
   LIBRARY_KEY,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PortfolioRecord } from '../../shared';
-import type { StoredPortfolio } from '../repositories/portfolio-repository-contract';
+import type { PortfolioRecord } from '../../../shared';
+import type { StoredPortfolio } from '../../repositories/portfolio-repository-contract';
 import {
   LIBRARY_KEY,
   revisionKey,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Adapter } from 'lowdb';
-import { writeFileDurably } from './durable-file';
+import { writeFileDurably } from '../durable-file';
 
 export type Collections = Record<string, Record<string, unknown>>;
 

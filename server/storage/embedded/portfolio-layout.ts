@@ -8,7 +8,10 @@
  * - `revisions/<id>\0<revision>`: one kept revision (StoredRevision).
  * - `meta/library`: the library id, the seq counter and the feed horizon (LibraryMeta).
  */
-import type { RevisionEntry, StoredPortfolio } from '../repositories/portfolio-repository-contract';
+import type {
+  RevisionEntry,
+  StoredPortfolio,
+} from '../../repositories/portfolio-repository-contract';
 
 export interface LibraryMeta {
   libraryId: string;

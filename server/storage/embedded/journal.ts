@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory } from './durable-file';
+import { syncDirectory } from '../durable-file';
 
 export type Op =
   | { type: 'put'; col: string; key: string; value: unknown; embed?: Embed }

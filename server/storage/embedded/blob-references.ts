@@ -1,14 +1,6 @@
-import type { PortfolioRecord, StoredFile } from '../../shared';
+import type { PortfolioRecord } from '../../../shared';
+import { filesOf } from '../../domain/portfolio-files';
 import type { CollectionName, Store } from './store';
-
-export function filesOf(record: PortfolioRecord | undefined): StoredFile[] {
-  if (!record) return [];
-  return [
-    ...(record.cover ? [record.cover] : []),
-    ...record.draftingProcess,
-    ...record.additionalDocument,
-  ];
-}
 
 type RecordOf = (value: unknown) => PortfolioRecord | undefined;
 
@@ -49,7 +41,7 @@ export class BlobReferences {
   }
 
   private add(record: PortfolioRecord | undefined, delta: 1 | -1): void {
-    for (const file of filesOf(record)) {
+    for (const file of record ? filesOf(record) : []) {
       const count = (this.counts.get(file.sha256) ?? 0) + delta;
       if (count > 0) this.counts.set(file.sha256, count);
       else this.counts.delete(file.sha256);
