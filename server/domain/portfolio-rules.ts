@@ -159,23 +159,28 @@ export interface Expected {
 }
 
 /**
+ * The revision a request's If-Match names, as the route read it: absent (or `*`, which asks only
+ * that the portfolio exist, RFC 9110 13.1.1, as every change checks anyway), a revision, or
+ * `malformed` — refused only once the caller is known to be allowed the change (DESIGN §13).
+ */
+export type IfMatchRevision = number | 'malformed' | undefined;
+
+/**
  * A change is conditional when the body carries `revision` or If-Match names one (DESIGN §3);
- * the body wins when both do. `*` asks only that the portfolio exist (RFC 9110, 13.1.1), which
- * every change checks anyway.
+ * the body wins when both do.
  */
 export function expectedRevision(
   body: { revision?: number | undefined },
-  ifMatch: string | undefined,
+  ifMatch: IfMatchRevision,
 ): Expected | undefined {
   if (body.revision !== undefined) return { revision: body.revision, source: 'body.revision' };
-  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
-  const match = /^(?:W\/)?"?(\d+)"?$/.exec(ifMatch.trim());
-  if (!match) {
+  if (ifMatch === undefined) return undefined;
+  if (ifMatch === 'malformed') {
     throw new ApiError('VALIDATION_FAILED', 'If-Match must be a revision number, like "3", or *.', [
       { field: 'headers.if-match', message: 'must be a revision number or *' },
     ]);
   }
-  return { revision: Number(match[1]), source: 'headers.if-match' };
+  return { revision: ifMatch, source: 'headers.if-match' };
 }
 
 /** Bookkeeping that every change moves; never listed as a changed field. */

@@ -7,6 +7,7 @@ import type {
 } from 'fastify';
 import { caller } from '../plugins/auth';
 import type { Caller } from '../services/portfolio-service';
+import type { IfMatchRevision } from '../domain/portfolio-rules';
 import type { Condition } from '../services/portfolio-service';
 
 /**
@@ -25,7 +26,14 @@ export function bodyValidatedByService(app: FastifyInstance): FastifySchemaCompi
 
 /** The conditional part of a change request (DESIGN §3): `If-Match: "<revision>"`. */
 export function conditionOf(request: FastifyRequest): Condition {
-  return { ifMatch: request.headers['if-match'] };
+  return { ifMatch: ifMatchRevision(request.headers['if-match']) };
+}
+
+/** `"3"`, `3` or `W/"3"` name revision 3; `*` or nothing, any; anything else is malformed. */
+export function ifMatchRevision(header: string | undefined): IfMatchRevision {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^(?:W\/)?"?(\d+)"?$/.exec(header.trim());
+  return match ? Number(match[1]) : 'malformed';
 }
 
 /** Every answer about one portfolio carries its revision as the ETag. */

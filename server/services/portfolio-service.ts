@@ -25,6 +25,7 @@ import {
   changedFields,
   expectedRevision,
   type Expected,
+  type IfMatchRevision,
   newPortfolio,
   restoredPortfolio,
   undeletedPortfolio,
@@ -67,9 +68,9 @@ export interface Upload extends Received {
   description: string;
 }
 
-/** How the caller made a change conditional: `If-Match`, and a body `revision` where allowed. */
+/** How the caller made a change conditional: the revision `If-Match` names (parsed by the route). */
 export interface Condition {
-  ifMatch?: string | undefined;
+  ifMatch?: IfMatchRevision;
 }
 
 export interface PortfolioServiceOptions {

@@ -782,7 +782,7 @@ export class SyncService {
       return { next, command: RESOLVE_COMMAND };
     });
     if (deleteAfter) {
-      await this.portfolios.delete(user, portfolioId, { ifMatch: `"${stored.revision}"` });
+      await this.portfolios.delete(user, portfolioId, { ifMatch: stored.revision });
     }
     return stored;
   }

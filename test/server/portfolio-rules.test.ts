@@ -1,3 +1,4 @@
+import { ifMatchRevision } from '../../server/routes/route-support';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../server/errors';
 import {
@@ -78,14 +79,18 @@ describe('portfolio rules (pure domain)', () => {
     );
   });
 
-  it('reads the expected revision from the body first, then If-Match', () => {
-    expect(expectedRevision({ revision: 3 }, '"5"')).toEqual({
+  it('reads the expected revision from the body first, then If-Match (as the route parses it)', () => {
+    const header = (value: string | undefined) => ifMatchRevision(value);
+    expect(expectedRevision({ revision: 3 }, header('"5"'))).toEqual({
       revision: 3,
       source: 'body.revision',
     });
-    expect(expectedRevision({}, 'W/"5"')).toEqual({ revision: 5, source: 'headers.if-match' });
-    expect(expectedRevision({}, ' * ')).toBeUndefined();
-    expect(expectedRevision({}, undefined)).toBeUndefined();
-    expect(codeOf(() => expectedRevision({}, 'five'))).toBe('VALIDATION_FAILED');
+    expect(expectedRevision({}, header('W/"5"'))).toEqual({
+      revision: 5,
+      source: 'headers.if-match',
+    });
+    expect(expectedRevision({}, header(' * '))).toBeUndefined();
+    expect(expectedRevision({}, header(undefined))).toBeUndefined();
+    expect(codeOf(() => expectedRevision({}, header('five')))).toBe('VALIDATION_FAILED');
   });
 });
