@@ -399,6 +399,8 @@ test('admin publishes, marks a staff pick and writes a sanitized certificate des
   await screenshot(page, '06-certificate-editor');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await expect(page.getByText('Changes saved.')).toBeVisible();
+  // The detail page replaces the form; until it has, the form's field holds the same label.
+  await expect(page.getByRole('button', { name: 'Save changes' })).toHaveCount(0);
   await expect(page.getByRole('heading', { name: TITLE, level: 1 })).toBeVisible();
   await expect(page.getByLabel('Certificate description')).toContainText(
     'Certified fair craft studio.',
