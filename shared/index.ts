@@ -7,6 +7,7 @@ export * from './schemas/session';
 export * from './schemas/user';
 export * from './media-types';
 export * from './permissions';
+export * from './portfolio-fields';
 export * from './schemas/history';
 export * from './schemas/sync-replica';
 export * from './schemas/sync';

@@ -2,6 +2,7 @@
  * Who may do what (DESIGN §2, §3): one set of predicates for the server, which enforces them, and
  * the renderer, which only hides what would be refused. Pure functions of the user and the record.
  */
+import { fieldKeysWith } from './portfolio-fields';
 import type { Command } from './schemas/portfolio';
 import type { Role } from './schemas/user';
 
@@ -18,8 +19,8 @@ export interface Visibility {
   active: boolean;
 }
 
-/** Fields only an admin may set, on top of any command other than `save`. */
-export const ADMIN_FIELDS = ['certificateByOrg', 'certificateDesc', 'staffPick'] as const;
+/** Fields only an admin may set (the field table's admin rows), on top of any command but `save`. */
+export const ADMIN_FIELDS = fieldKeysWith('writer', 'admin');
 export type AdminField = (typeof ADMIN_FIELDS)[number];
 
 export const isAdmin = (user: Actor | null | undefined): boolean => user?.role === 'admin';

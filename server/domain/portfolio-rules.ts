@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
+  ADMIN_FIELDS,
   adminOnlyParts,
+  fieldKeysWhere,
+  fieldKeysWith,
+  initialValueOf,
+  PORTFOLIO_FIELDS,
+  type FieldKey,
   isStaff,
   mayEditCategory,
   type Actor,
@@ -46,49 +52,55 @@ function aboutProject(body: EditorBody): OptionalText {
   return body.aboutProject !== undefined ? body.aboutProject : body.oboutProject;
 }
 
+/** The editor rows of the field table, but for the two that have a rule of their own below. */
+const PLAIN_EDITOR_KEYS = fieldKeysWith('writer', 'editor').filter(
+  (key) => key !== 'aboutProject' && key !== 'referenceStyling',
+);
+
+/** A body's value for a field of the table, applied to `current`'s (undefined keeps it). */
+function nextValue(key: FieldKey, value: unknown, current: unknown): unknown {
+  switch (PORTFOLIO_FIELDS[key].kind) {
+    case 'tags':
+      return list(value as OptionalList, current as string[]);
+    case 'html':
+      return value === undefined ? current : sanitizeHtml((value as string | null) ?? '');
+    case 'flag':
+      return value ?? current;
+    default:
+      return text(value as OptionalText, current as string);
+  }
+}
+
+/** `current` with the fields `keys` of `body` applied. */
+function applyFields(
+  current: PortfolioRecord,
+  body: Partial<Record<FieldKey, unknown>>,
+  keys: readonly FieldKey[],
+): PortfolioRecord {
+  const next: Record<string, unknown> = { ...current };
+  for (const key of keys) next[key] = nextValue(key, body[key], current[key]);
+  return next as PortfolioRecord;
+}
+
 function applyEditorFields(current: PortfolioRecord, body: EditorBody): PortfolioRecord {
   return {
-    ...current,
-    memberBarcode: body.memberBarcode,
-    category: body.category,
-    projectTitle: body.projectTitle,
-    projectDetail: body.projectDetail,
+    ...applyFields(current, body, PLAIN_EDITOR_KEYS),
     aboutProject: text(aboutProject(body), current.aboutProject),
-    projectLanuching: text(body.projectLanuching, current.projectLanuching),
-    readyToBuy: text(body.readyToBuy, current.readyToBuy),
-    occasion: list(body.occasion, current.occasion),
     referenceStyling: styling(body.referenceStyling, current.referenceStyling),
-    generalTag: list(body.generalTag, current.generalTag),
-    relativeCategory: list(body.relativeCategory, current.relativeCategory),
   };
 }
 
+/** What a new portfolio holds before its body is applied: each field's initial value. */
+const INITIAL_FIELDS = fieldKeysWhere((row) => row.part === 'content' || row.part === 'state');
+
 export function newPortfolio(body: CreatePortfolioBody, now: number): PortfolioRecord {
-  const empty: PortfolioRecord = {
+  const empty = {
     portfolioId: body.portfolioId ?? randomUUID(),
-    memberBarcode: '',
-    category: '',
-    relativeCategory: [],
-    projectTitle: '',
-    aboutProject: '',
-    projectDetail: '',
-    projectLanuching: '',
-    readyToBuy: '',
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: [],
-    certificateDesc: '',
-    staffPick: false,
-    cover: null,
-    draftingProcess: [],
-    additionalDocument: [],
+    ...Object.fromEntries(INITIAL_FIELDS.map((key) => [key, initialValueOf(key)])),
     createdTime: now,
     modifiedTime: now,
-    published: false,
-    active: true,
-    revision: 1,
-  };
+    revision: initialValueOf('revision'),
+  } as PortfolioRecord;
   return applyEditorFields(empty, body);
 }
 
@@ -106,15 +118,9 @@ export function updatedPortfolio(
   body: UpdatePortfolioBody,
   now: number,
 ): PortfolioRecord {
-  const next = applyEditorFields(current, body);
+  const next = applyFields(applyEditorFields(current, body), body, ADMIN_FIELDS);
   return {
     ...next,
-    certificateByOrg: list(body.certificateByOrg, current.certificateByOrg),
-    certificateDesc:
-      body.certificateDesc === undefined
-        ? current.certificateDesc
-        : sanitizeHtml(body.certificateDesc ?? ''),
-    staffPick: body.staffPick ?? current.staffPick,
     ...COMMAND_EFFECTS[body.command ?? 'save'],
     modifiedTime: Math.max(now, current.modifiedTime),
     revision: current.revision + 1,
@@ -183,8 +189,8 @@ export function expectedRevision(
   return { revision: ifMatch, source: 'headers.if-match' };
 }
 
-/** Bookkeeping that every change moves; never listed as a changed field. */
-const UNTRACKED_FIELDS = new Set<string>(['revision', 'modifiedTime', 'syncApplied']);
+/** Bookkeeping that every change moves (the table's untracked rows); never a changed field. */
+const UNTRACKED_FIELDS = new Set<string>(fieldKeysWith('untracked', true));
 
 /** The record's top-level keys whose values differ (all of them for a new portfolio). */
 export function changedFields(previous: PortfolioRecord | null, next: PortfolioRecord): string[] {
@@ -200,25 +206,7 @@ export function changedFields(previous: PortfolioRecord | null, next: PortfolioR
  * A portfolio's content: what a restore brings back (identity, state and bookkeeping stay
  * current), and with the state flags what sync merges (three-way-merge.ts).
  */
-export const CONTENT_FIELDS = [
-  'memberBarcode',
-  'category',
-  'relativeCategory',
-  'projectTitle',
-  'aboutProject',
-  'projectDetail',
-  'projectLanuching',
-  'readyToBuy',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'certificateByOrg',
-  'certificateDesc',
-  'staffPick',
-  'cover',
-  'draftingProcess',
-  'additionalDocument',
-] as const satisfies ReadonlyArray<keyof PortfolioRecord>;
+export const CONTENT_FIELDS = fieldKeysWith('part', 'content');
 
 /**
  * The next revision of `current` with the content of an older revision (DESIGN §9: a restore

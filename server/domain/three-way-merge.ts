@@ -24,26 +24,26 @@
  *   from current is a conflict: nothing is ever overwritten silently.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { PortfolioRecord, StoredFile } from '../../shared';
-import { CONTENT_FIELDS } from './portfolio-rules';
+import {
+  fieldKeysWhere,
+  fieldKeysWith,
+  type KeysWith,
+  type PortfolioRecord,
+  type StoredFile,
+} from '../../shared';
 
 /** The fields a merge considers: content and state, never identity or bookkeeping. */
-export const MERGED_FIELDS = [...CONTENT_FIELDS, 'published', 'active'] as const;
+export const MERGED_FIELDS = fieldKeysWhere(
+  (row) => row.part === 'content' || row.part === 'state',
+) as Array<KeysWith<'part', 'content' | 'state'>>;
 
 export type MergedField = (typeof MERGED_FIELDS)[number];
 
-export const TAG_LIST_FIELDS = [
-  'relativeCategory',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'certificateByOrg',
-] as const satisfies ReadonlyArray<MergedField>;
+/** Lists merged as sets (additions and removals of both sides kept). */
+export const TAG_LIST_FIELDS = fieldKeysWith('kind', 'tags');
 
-export const FILE_LIST_FIELDS = [
-  'draftingProcess',
-  'additionalDocument',
-] as const satisfies ReadonlyArray<MergedField>;
+/** Lists of files merged by file id. */
+export const FILE_LIST_FIELDS = fieldKeysWith('kind', 'files');
 
 /** The merged fields of a record; a mutation's `fields` is such a partial record. */
 export type MergeFields = Partial<Pick<PortfolioRecord, MergedField>>;

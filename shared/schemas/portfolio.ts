@@ -6,68 +6,30 @@ import {
   type TProperties,
   type TUnion,
 } from '@sinclair/typebox';
-import { Clearable, Identifier, OptionalText, RequiredText, TagList, Timestamp } from './common';
-import { CoverFileSchema, ListFileSchema, StoredFileSchema } from './file';
-import { AppliedMutationSchema, ConflictSchema } from './sync';
+import {
+  fieldKeysWith,
+  PORTFOLIO_FIELDS,
+  rankedKeys,
+  RECORD_PROPERTIES,
+  TAG_LIMITS,
+  TEXT_LIMITS,
+  type KeysWith,
+} from '../portfolio-fields';
+import { Clearable, OptionalText } from './common';
+import { CoverFileSchema, ListFileSchema } from './file';
 
 export const COMMANDS = ['save', 'publish', 'unpublish', 'activate', 'deactivate'] as const;
 export type Command = (typeof COMMANDS)[number];
 
-/** Field limits, shared by validation and the renderer's forms. */
-export const LIMITS = {
-  memberBarcode: 64,
-  category: 100,
-  projectTitle: 200,
-  projectDetail: 20_000,
-  aboutProject: 20_000,
-  projectLanuching: 100,
-  readyToBuy: 100,
-  certificateDesc: 50_000,
-  tag: 100,
-  tags: 50,
-} as const;
-
-const MemberBarcode = Type.String({
-  minLength: 1,
-  maxLength: LIMITS.memberBarcode,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-  description: 'Letters, digits, ".", "-" and "_"',
-});
+/** Field limits, shared by validation and the renderer's forms: from the field table. */
+export const LIMITS = { ...TEXT_LIMITS, ...TAG_LIMITS } as const;
 
 /**
- * The one definition of a portfolio: every field with its type and limits. The stored record,
- * the request bodies and every answer's view are derived from it below, so a field is named,
- * typed and limited here and nowhere else.
+ * The one definition of a portfolio: every field with its type and limits, from the field table
+ * (shared/portfolio-fields.ts). The stored record, the request bodies and every answer's view are
+ * derived from it below, so a field is named, typed and limited there and nowhere else.
  */
-export const PortfolioRecordSchema = Type.Object({
-  portfolioId: Identifier,
-  memberBarcode: MemberBarcode,
-  category: RequiredText(LIMITS.category),
-  relativeCategory: TagList(),
-  projectTitle: RequiredText(LIMITS.projectTitle),
-  aboutProject: OptionalText(LIMITS.aboutProject),
-  projectDetail: RequiredText(LIMITS.projectDetail),
-  projectLanuching: OptionalText(LIMITS.projectLanuching),
-  readyToBuy: OptionalText(LIMITS.readyToBuy),
-  occasion: TagList(),
-  referenceStyling: TagList(),
-  generalTag: TagList(),
-  certificateByOrg: TagList(),
-  certificateDesc: OptionalText(LIMITS.certificateDesc, 'HTML; sanitized'),
-  staffPick: Type.Boolean(),
-  cover: Type.Union([StoredFileSchema, Type.Null()]),
-  draftingProcess: Type.Array(StoredFileSchema),
-  additionalDocument: Type.Array(StoredFileSchema),
-  createdTime: Timestamp,
-  modifiedTime: Timestamp,
-  published: Type.Boolean(),
-  active: Type.Boolean(),
-  revision: Type.Integer({ minimum: 1 }),
-  /** Sync conflicts waiting for a person (DESIGN §10); absent when none. */
-  conflicts: Type.Optional(Type.Array(ConflictSchema)),
-  /** Mutations of replicas this record took in, so a retried one is answered, not re-applied. */
-  syncApplied: Type.Optional(Type.Array(AppliedMutationSchema)),
-});
+export const PortfolioRecordSchema = Type.Object(RECORD_PROPERTIES);
 
 /** Stamped by the repository on every committed change (DESIGN §9). */
 export const ChangeStampsSchema = Type.Object({
@@ -90,24 +52,22 @@ function optionalClearable<T extends TProperties>(
   ) as { [K in keyof T]: TOptional<TUnion<[T[K], TNull]>> };
 }
 
-/** Editor-writable fields, as sent by clients. */
+/** Editor-writable fields (the table's `writer: 'editor'` rows), as sent by clients. */
+type EditorKey = KeysWith<'writer', 'editor'>;
+type RequiredEditorKey = EditorKey & KeysWith<'required', true>;
+/** Set aside: referenceStyling also takes one string, below. */
+type OptionalEditorKey = Exclude<EditorKey, RequiredEditorKey | 'referenceStyling'>;
+const requiredKeys = new Set<string>(fieldKeysWith('required', true));
+const editorKeys = fieldKeysWith('writer', 'editor');
+const requiredEditorKeys = editorKeys.filter((key): key is RequiredEditorKey =>
+  requiredKeys.has(key),
+);
+const optionalEditorKeys = editorKeys.filter(
+  (key): key is OptionalEditorKey => !requiredKeys.has(key) && key !== 'referenceStyling',
+);
 const editorFields = {
-  ...Type.Pick(PortfolioRecordSchema, [
-    'memberBarcode',
-    'category',
-    'projectTitle',
-    'projectDetail',
-  ]).properties,
-  ...optionalClearable(
-    Type.Pick(PortfolioRecordSchema, [
-      'aboutProject',
-      'projectLanuching',
-      'readyToBuy',
-      'occasion',
-      'generalTag',
-      'relativeCategory',
-    ]).properties,
-  ),
+  ...Type.Pick(PortfolioRecordSchema, requiredEditorKeys).properties,
+  ...optionalClearable(Type.Pick(PortfolioRecordSchema, optionalEditorKeys).properties),
   oboutProject: Type.Optional(
     Clearable(OptionalText(LIMITS.aboutProject, 'Alias of aboutProject (the detail spelling)')),
   ),
@@ -136,13 +96,22 @@ const RevisionSchema = Type.Integer({
   description: 'Change only if still at this revision',
 });
 
+/** Admin-only fields (the table's `writer: 'admin'` rows): texts and lists clear with null. */
+type AdminKey = KeysWith<'writer', 'admin'>;
+type FlagAdminKey = AdminKey & KeysWith<'kind', 'flag'>;
+const adminKeys = fieldKeysWith('writer', 'admin');
+const flagAdminKeys = adminKeys.filter(
+  (key): key is FlagAdminKey => PORTFOLIO_FIELDS[key].kind === 'flag',
+);
+const clearableAdminKeys = adminKeys.filter(
+  (key): key is Exclude<AdminKey, FlagAdminKey> => PORTFOLIO_FIELDS[key].kind !== 'flag',
+);
+
 export const UpdatePortfolioBodySchema = Type.Object(
   {
     ...editorFields,
-    ...optionalClearable(
-      Type.Pick(PortfolioRecordSchema, ['certificateByOrg', 'certificateDesc']).properties,
-    ),
-    staffPick: Type.Optional(record.staffPick),
+    ...optionalClearable(Type.Pick(PortfolioRecordSchema, clearableAdminKeys).properties),
+    ...Type.Partial(Type.Pick(PortfolioRecordSchema, flagAdminKeys)).properties,
     command: Type.Optional(
       Type.Union(
         COMMANDS.map((command) => Type.Literal(command)),
@@ -175,21 +144,7 @@ export const PortfolioIdParamsSchema = Type.Object({
 });
 
 /** What create and update answer: the editor fields as stored, and the revision. */
-export const ECHO_KEYS = [
-  'portfolioId',
-  'memberBarcode',
-  'category',
-  'relativeCategory',
-  'projectTitle',
-  'aboutProject',
-  'projectDetail',
-  'projectLanuching',
-  'readyToBuy',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'revision',
-] as const;
+export const ECHO_KEYS = fieldKeysWith('echo', true);
 export const PortfolioCreatedSchema = Type.Pick(
   PortfolioRecordSchema,
   [...ECHO_KEYS, 'createdTime'],
@@ -251,24 +206,17 @@ export const DetailQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ORDER_KEYS = [
-  'createdTime',
-  'modifiedTime',
-  'projectTitle',
-  'category',
-  'staffPick',
-] as const;
-export const FILTER_KEYS = [
-  'memberBarcode',
-  'category',
-  'relativeCategory',
-  'readyToBuy',
-  'certificateByOrg',
-  'staffPick',
-  'projectTitle',
-] as const;
+export const ORDER_KEYS = rankedKeys('order');
+/** Filter keys everyone may use (viewers see only published, active portfolios anyway). */
+export const FILTER_KEYS = rankedKeys('filter').filter(
+  (key): key is Exclude<KeysWith<'filter'>, StaffFilterKey> =>
+    !('staff' in PORTFOLIO_FIELDS[key].filter),
+);
+type StaffFilterKey = KeysWith<'filter', { readonly staff: true }>;
 /** Filter keys only editors and admins may use. */
-export const STAFF_FILTER_KEYS = ['published', 'active'] as const;
+export const STAFF_FILTER_KEYS = rankedKeys('filter').filter(
+  (key): key is StaffFilterKey => 'staff' in PORTFOLIO_FIELDS[key].filter,
+);
 export const COVER_SUBFIELDS = [
   'fileId',
   'originalFilename',
@@ -295,17 +243,9 @@ export const DEFAULT_LIST_FIELDS = [
  * Every key `field` accepts on the list: the interface's, plus (a project extension) what the
  * gallery cards need without one detail request per card.
  */
-export const LIST_FIELDS = [
-  ...DEFAULT_LIST_FIELDS,
-  'category',
-  'memberBarcode',
-  'published',
-  'active',
-  'staffPick',
-  'createdTime',
-  'modifiedTime',
-  'revision',
-] as const;
+/** The record keys a gallery card may ask for beyond the interface's (the table's `listed`). */
+const EXTENDED_LIST_KEYS = fieldKeysWith('listed', true);
+export const LIST_FIELDS = [...DEFAULT_LIST_FIELDS, ...EXTENDED_LIST_KEYS] as const;
 
 export const ListQuerySchema = Type.Object(
   {
@@ -354,16 +294,7 @@ export const ListItemSchema = Type.Partial(
   Type.Object({
     ...Type.Pick(PortfolioRecordSchema, ['portfolioId', 'projectTitle']).properties,
     cover: SelectedCoverSchema,
-    ...Type.Pick(PortfolioRecordSchema, [
-      'category',
-      'memberBarcode',
-      'published',
-      'active',
-      'staffPick',
-      'createdTime',
-      'modifiedTime',
-      'revision',
-    ]).properties,
+    ...Type.Pick(PortfolioRecordSchema, EXTENDED_LIST_KEYS).properties,
   }),
   { $id: 'ListItem' },
 );

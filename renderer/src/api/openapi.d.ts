@@ -819,12 +819,12 @@ export interface components {
             category: string;
             projectTitle: string;
             projectDetail: string;
+            relativeCategory?: string[] | null;
             aboutProject?: string | null;
             projectLanuching?: string | null;
             readyToBuy?: string | null;
             occasion?: string[] | null;
             generalTag?: string[] | null;
-            relativeCategory?: string[] | null;
             oboutProject?: string | null;
             referenceStyling?: (string | string[]) | null;
         };
@@ -1029,16 +1029,16 @@ export interface components {
             portfolioId?: string;
             projectTitle?: string;
             cover?: components["schemas"]["CoverSelection"];
-            category?: string;
             /** @description Letters, digits, ".", "-" and "_" */
             memberBarcode?: string;
-            published?: boolean;
-            active?: boolean;
+            category?: string;
             staffPick?: boolean;
             /** @description Milliseconds since the Unix epoch */
             createdTime?: number;
             /** @description Milliseconds since the Unix epoch */
             modifiedTime?: number;
+            published?: boolean;
+            active?: boolean;
             revision?: number;
         };
         ListResponse: {
@@ -1471,12 +1471,12 @@ export interface components {
             category: string;
             projectTitle: string;
             projectDetail: string;
+            relativeCategory?: string[] | null;
             aboutProject?: string | null;
             projectLanuching?: string | null;
             readyToBuy?: string | null;
             occasion?: string[] | null;
             generalTag?: string[] | null;
-            relativeCategory?: string[] | null;
             oboutProject?: string | null;
             referenceStyling?: (string | string[]) | null;
             certificateByOrg?: string[] | null;

@@ -1,4 +1,9 @@
-import type { PortfolioRecord } from '../../../shared';
+import {
+  fieldKeysWhere,
+  PORTFOLIO_FIELDS,
+  type KeysWith,
+  type PortfolioRecord,
+} from '../../../shared';
 import { RELEVANCE, type Cursor, type Filter } from '../../domain/list-query';
 import type { ListPage, ListRequest } from '../../repositories/portfolio-repository-contract';
 import type { Store } from './store';
@@ -23,39 +28,23 @@ import {
  * Exact-match keys whose values partition the portfolios, plus `visible` (published and active:
  * what a viewer may see), which answers a viewer's list like any other filter.
  */
+type FilteredKey = KeysWith<'filter', { readonly kind: 'exact' | 'array' | 'flag' }>;
 const PARTITION_KEYS = [
-  'memberBarcode',
-  'category',
-  'readyToBuy',
-  'relativeCategory',
-  'certificateByOrg',
-  'staffPick',
-  'published',
-  'active',
+  ...fieldKeysWhere((row) => row.filter !== undefined && row.filter.kind !== 'contains'),
   'visible',
-] as const;
+] as ReadonlyArray<FilteredKey | 'visible'>;
 type PartitionKey = (typeof PARTITION_KEYS)[number];
 const isPartitionKey = (key: string): key is PartitionKey =>
   (PARTITION_KEYS as readonly string[]).includes(key);
 /** Keys of arrays: a portfolio can be in several of their partitions. */
-const ARRAY_KEYS: ReadonlySet<PartitionKey> = new Set(['relativeCategory', 'certificateByOrg']);
+const ARRAY_KEYS: ReadonlySet<PartitionKey> = new Set(
+  fieldKeysWhere((row) => row.filter?.kind === 'array') as FilteredKey[],
+);
 
 function valuesOf(record: PortfolioRecord, key: PartitionKey): readonly string[] {
-  switch (key) {
-    case 'memberBarcode':
-    case 'category':
-    case 'readyToBuy':
-      return [record[key]];
-    case 'relativeCategory':
-    case 'certificateByOrg':
-      return record[key];
-    case 'staffPick':
-    case 'published':
-    case 'active':
-      return [String(record[key])];
-    case 'visible':
-      return [String(record.published && record.active)];
-  }
+  if (key === 'visible') return [String(record.published && record.active)];
+  const value = record[key];
+  return Array.isArray(value) ? value : [String(value)];
 }
 
 /** Orders kept at a time: each costs one tree entry per portfolio per partition key in use. */
@@ -213,23 +202,23 @@ interface Constraint {
 /** One condition on a record, without building its values (this runs for every row walked). */
 function constraintTest({ key, values }: Constraint): RecordTest {
   const wanted = new Set(values);
-  switch (key) {
-    case 'memberBarcode':
-    case 'category':
-    case 'readyToBuy':
-      return (record) => wanted.has(record[key]);
-    case 'relativeCategory':
-    case 'certificateByOrg':
-      return (record) => record[key].some((value) => wanted.has(value));
-    case 'staffPick':
-    case 'published':
-    case 'active': {
-      const value = values[0] === 'true';
-      return (record) => record[key] === value;
+  if (key === 'visible') {
+    const value = values[0] === 'true';
+    return (record) => (record.published && record.active) === value;
+  }
+  switch (PORTFOLIO_FIELDS[key].filter.kind) {
+    case 'exact': {
+      const field = key as KeysWith<'filter', { readonly kind: 'exact' }>;
+      return (record) => wanted.has(record[field]);
     }
-    case 'visible': {
+    case 'array': {
+      const field = key as KeysWith<'filter', { readonly kind: 'array' }>;
+      return (record) => record[field].some((value) => wanted.has(value));
+    }
+    case 'flag': {
+      const field = key as KeysWith<'filter', { readonly kind: 'flag' }>;
       const value = values[0] === 'true';
-      return (record) => (record.published && record.active) === value;
+      return (record) => record[field] === value;
     }
   }
 }

@@ -1,4 +1,13 @@
-import type { FilterKey, OrderKey, PortfolioRecord } from '../../../shared';
+import {
+  fieldKeysWhere,
+  PORTFOLIO_FIELDS,
+  type FieldRow,
+  type FilterKey,
+  type FilterKind,
+  type KeysWith,
+  type OrderKey,
+  type PortfolioRecord,
+} from '../../../shared';
 import { RELEVANCE, type OrderTerm } from '../../domain/list-query';
 import type {
   Cursor,
@@ -54,21 +63,17 @@ const SORT_COLUMNS: Record<SqlOrderKey, string> = {
  * its JSON record, and which column holds each. Reading a key out of the JSON in SQL would cost
  * the database more than sending the whole record does (it parses the JSON: about 20 µs a row).
  */
-const ITEM_COLUMNS: { readonly [K in ListedKey]?: string } = {
-  portfolioId: 'portfolio_id',
-  revision: 'revision',
-  createdTime: 'created_time',
-  modifiedTime: 'modified_time',
-  projectTitle: 'project_title',
-  category: 'category',
-  memberBarcode: 'member_barcode',
-  readyToBuy: 'ready_to_buy',
-  staffPick: 'staff_pick',
-  published: 'published',
-  active: 'active',
-  relativeCategory: 'relative_category',
-  certificateByOrg: 'certificate_by_org',
-};
+const ITEM_COLUMNS: { readonly [K in ListedKey]?: string } = columnsWhere(() => true);
+
+/** The field table's columns of the rows `test` accepts, by record key. */
+function columnsWhere(test: (row: FieldRow) => boolean): Record<string, string> {
+  return Object.fromEntries(
+    fieldKeysWhere((row) => row.column !== undefined && test(row)).map((key) => [
+      key,
+      (PORTFOLIO_FIELDS[key] as FieldRow).column!,
+    ]),
+  );
+}
 
 /** The record key each order key's cursor value is made from. */
 const ORDER_RECORD_KEYS: Record<OrderKey, ListedKey> = {
@@ -152,16 +157,19 @@ export const cursorOf = (
 /** `%` and `_` match themselves inside a LIKE pattern (backslash is LIKE's escape). */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
-const EXACT_COLUMNS = {
-  memberBarcode: 'member_barcode',
-  category: 'category',
-  readyToBuy: 'ready_to_buy',
-} as const;
-const ARRAY_COLUMNS = {
-  relativeCategory: 'relative_category',
-  certificateByOrg: 'certificate_by_org',
-} as const;
-const BOOLEAN_COLUMNS = { staffPick: 'staff_pick', published: 'published', active: 'active' };
+type FilteredBy<K extends FilterKind> = KeysWith<'filter', { readonly kind: K }>;
+const EXACT_COLUMNS = columnsWhere((row) => row.filter?.kind === 'exact') as Record<
+  FilteredBy<'exact'>,
+  string
+>;
+const ARRAY_COLUMNS = columnsWhere((row) => row.filter?.kind === 'array') as Record<
+  FilteredBy<'array'>,
+  string
+>;
+const BOOLEAN_COLUMNS = columnsWhere((row) => row.filter?.kind === 'flag') as Record<
+  FilteredBy<'flag'>,
+  string
+>;
 
 /**
  * PostgreSQL text cannot hold NUL (U+0000), so no stored text has one: a lookup for a text with
@@ -178,10 +186,10 @@ function filterCondition(
 ): string | null {
   const values = [...new Set(given.filter(storable))];
   if (values.length === 0) return 'false';
-  switch (key) {
-    case 'memberBarcode':
-    case 'category':
-    case 'readyToBuy':
+  const kind = PORTFOLIO_FIELDS[key].filter.kind;
+  switch (kind) {
+    case 'exact': {
+      const column = EXACT_COLUMNS[key as FilteredBy<'exact'>];
       // One value as `=`, not `= ANY`: an index led by the column then yields the order's rows
       // in order (with ANY the planner cannot know they come from one value). Counting, one
       // category as its sort key: the same rows (the key is made from the text alone, one to
@@ -191,18 +199,17 @@ function filterCondition(
         return `category_key = ${p.add(utf16Key(textSortValue(values[0]!)))}`;
       }
       return values.length === 1
-        ? `${EXACT_COLUMNS[key]} = ${p.add(values[0])}`
-        : `${EXACT_COLUMNS[key]} = ANY(${p.add(values)}::text[])`;
-    case 'relativeCategory':
-    case 'certificateByOrg':
-      return `${ARRAY_COLUMNS[key]} && ${p.add(values)}::text[]`;
-    case 'staffPick':
-    case 'published':
-    case 'active':
+        ? `${column} = ${p.add(values[0])}`
+        : `${column} = ANY(${p.add(values)}::text[])`;
+    }
+    case 'array':
+      return `${ARRAY_COLUMNS[key as FilteredBy<'array'>]} && ${p.add(values)}::text[]`;
+    case 'flag':
       if (values.length > 1) return null; // true OR false
-      return `${BOOLEAN_COLUMNS[key]} = ${p.add(values[0] === 'true')}`;
-    case 'projectTitle': {
-      // The same lower-casing as the embedded index (JavaScript's, stored in title_lower).
+      return `${BOOLEAN_COLUMNS[key as FilteredBy<'flag'>]} = ${p.add(values[0] === 'true')}`;
+    case 'contains': {
+      // The same lower-casing as the embedded index (JavaScript's, stored in title_lower), the
+      // one contains-filter there is (the title).
       // One LIKE per value (not LIKE ANY): each can use the trigram index, ORed as bitmaps.
       const likes = values.map(
         (value) => `title_lower LIKE ${p.add(`%${likeLiteral(value.toLowerCase())}%`)}`,
@@ -290,17 +297,12 @@ export interface KnownTotal {
 }
 
 /** Filter keys whose values portfolio_counts counts (migration 0005). */
-const COUNTED_KEYS: ReadonlySet<FilterKey> = new Set([
-  'memberBarcode',
-  'category',
-  'readyToBuy',
-  'staffPick',
-  'published',
-  'active',
-  'relativeCategory',
-  'certificateByOrg',
-]);
-const ARRAY_KEYS: ReadonlySet<FilterKey> = new Set(['relativeCategory', 'certificateByOrg']);
+const COUNTED_KEYS: ReadonlySet<FilterKey> = new Set(
+  fieldKeysWhere(
+    (row) => row.filter !== undefined && row.filter.kind !== 'contains',
+  ) as FilterKey[],
+);
+const ARRAY_KEYS: ReadonlySet<FilterKey> = new Set(Object.keys(ARRAY_COLUMNS) as FilterKey[]);
 
 /**
  * The total read from the counts the database keeps (migration 0005), when the request's matches

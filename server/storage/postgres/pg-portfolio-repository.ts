@@ -1,5 +1,10 @@
 import type pg from 'pg';
-import type { PortfolioRecord } from '../../../shared';
+import {
+  fieldKeysWhere,
+  PORTFOLIO_FIELDS,
+  type FieldRow,
+  type PortfolioRecord,
+} from '../../../shared';
 import type {
   ListedKey,
   ListPage,
@@ -518,30 +523,25 @@ async function write(client: pg.PoolClient, writes: Write[]): Promise<void> {
 
 /** The typed columns of a live record: what the list orders and filters on. */
 export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  for (const [key, column] of FIELD_COLUMNS) columns[column] = record[key];
   return {
-    portfolio_id: record.portfolioId,
+    ...columns,
     record: JSON.stringify(record),
-    revision: record.revision,
     seq: record.seq,
-    created_time: record.createdTime,
-    modified_time: record.modifiedTime,
-    project_title: record.projectTitle,
     title_key: utf16Key(textSortValue(record.projectTitle)),
     title_lower: record.projectTitle.toLowerCase(),
-    category: record.category,
     category_key: utf16Key(textSortValue(record.category)),
-    member_barcode: record.memberBarcode,
-    ready_to_buy: record.readyToBuy,
-    staff_pick: record.staffPick,
-    published: record.published,
-    active: record.active,
-    relative_category: record.relativeCategory,
-    certificate_by_org: record.certificateByOrg,
     created_by: record.createdBy,
     modified_by: record.modifiedBy,
     ...searchColumns(record),
   };
 }
+
+/** The field table's columns: each field that a column of its own holds as is. */
+const FIELD_COLUMNS = fieldKeysWhere((row) => row.column !== undefined).map(
+  (key) => [key, (PORTFOLIO_FIELDS[key] as FieldRow).column!] as const,
+);
 
 /** A seq no library reaches: marks where the seq goes in a record's JSON text. */
 const SEQ_MARK = Number.MAX_SAFE_INTEGER;
