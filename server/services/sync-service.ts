@@ -5,6 +5,8 @@ import {
   FileUploadBodySchema,
   Identifier,
   isStaff,
+  ChangeStampsSchema,
+  fieldKeysWhere,
   PortfolioRecordSchema,
   ResolveConflictBodySchema,
   Sha256Schema,
@@ -77,17 +79,13 @@ const MAX_ATTEMPTS = 8;
 const SYNC_COMMAND = 'sync';
 const RESOLVE_COMMAND = 'resolve-conflict';
 
-/** Keys of a pushed record that are the hub's bookkeeping: ignored, never an error. */
-const IGNORED_KEYS = new Set([
-  'portfolioId',
-  'createdTime',
-  'modifiedTime',
-  'revision',
-  'seq',
-  'createdBy',
-  'modifiedBy',
-  'conflicts',
-  'syncApplied',
+/**
+ * Keys of a pushed record that are the hub's: identity and bookkeeping (the field table's) and
+ * the change stamps. Ignored, never an error.
+ */
+const IGNORED_KEYS = new Set<string>([
+  ...fieldKeysWhere((row) => row.part === 'identity' || row.part === 'bookkeeping'),
+  ...Object.keys(ChangeStampsSchema.properties),
 ]);
 
 /** File metadata older replicas send along: the hub computes each of these from the bytes. */

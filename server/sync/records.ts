@@ -1,4 +1,11 @@
-import type { Conflict, Mutation, PortfolioRecord, StoredFile } from '../../shared';
+import {
+  ChangeStampsSchema,
+  fieldKeysWhere,
+  type Conflict,
+  type Mutation,
+  type PortfolioRecord,
+  type StoredFile,
+} from '../../shared';
 import {
   FILE_LIST_FIELDS,
   MERGED_FIELDS,
@@ -22,14 +29,13 @@ export type SyncRecord = PortfolioRecord & {
 
 export type { Conflict };
 
-/** Left out of a create's fields: stamped or kept by the hub. */
-const NOT_CREATED = new Set([
-  'revision',
-  'seq',
-  'createdBy',
-  'modifiedBy',
-  'conflicts',
-  'syncApplied',
+/**
+ * Left out of a create's fields: stamped or kept by the hub — the change stamps and the field
+ * table's bookkeeping, but for the times, which travel with the portfolio.
+ */
+const NOT_CREATED = new Set<string>([
+  ...fieldKeysWhere((row) => row.part === 'bookkeeping' && row.kind !== 'time'),
+  ...Object.keys(ChangeStampsSchema.properties),
 ]);
 
 /** The fields of `record` for a create mutation (stored-record names, file metadata objects). */
