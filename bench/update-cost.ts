@@ -8,6 +8,7 @@
  * server's is after its first seconds. Updates go 20 at a time (as 20 connections send them),
  * so they share journal writes; the figure is process CPU (process.cpuUsage) per update.
  */
+import { PageTokens } from '../server/domain/page-token';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,7 @@ try {
     repository,
     blobs: { adopt: async () => () => {}, collect: () => {}, discard: async () => {} },
     limits: { filesPerList: 20 },
+    pageTokens: PageTokens.withSecret(PageTokens.newSecret()),
   });
   const admin: Caller = { username: 'bench', role: 'admin', allowEdit: ['*'] };
   const workload = listWorkload(records);

@@ -46,6 +46,8 @@ import {
 } from '../repositories/portfolio-repository-contract';
 import { apiErrorOf, revisionConflict } from './repository-errors';
 import { bodyValidator } from './body-validator';
+import { PortfolioListing } from './portfolio-listing';
+import type { PageTokens } from '../domain/page-token';
 
 /** The signed-in user a use case acts for. */
 export interface Caller extends Actor {
@@ -75,6 +77,8 @@ export interface Condition {
 
 export interface PortfolioServiceOptions {
   repository: PortfolioRepository;
+  /** Signs the list's page tokens. */
+  pageTokens: PageTokens;
   blobs: FileBlobs;
   limits: Pick<LimitOptions, 'filesPerList'>;
   now?: () => number;
@@ -113,9 +117,12 @@ export class PortfolioService {
   private readonly now: () => number;
   /** Read, build and compare-and-set of one portfolio's changes, one at a time. */
   private readonly turns = new KeyedSerialQueue();
+  /** The list use case: what a caller sees, paged (DESIGN §4). */
+  readonly listing: PortfolioListing;
 
   constructor(options: PortfolioServiceOptions) {
     this.repository = options.repository;
+    this.listing = new PortfolioListing(options.repository, options.pageTokens);
     this.blobs = options.blobs;
     this.limits = options.limits;
     this.now = options.now ?? Date.now;

@@ -41,6 +41,7 @@ export const portfolioServicePlugin = fp(
       'portfolioService',
       new PortfolioService({
         repository: app.portfolios,
+        pageTokens: app.pageTokens,
         blobs: {
           adopt: (tempPath, sha256, durable) => blobs.adopt(tempPath, sha256, durable),
           collect: (sha256s) => blobs.collect(sha256s),

@@ -1,3 +1,4 @@
+import { PageTokens } from '../../server/domain/page-token';
 import { describe, expect, it } from 'vitest';
 import { PortfolioService, type Caller } from '../../server/services/portfolio-service';
 import { openDatabase } from '../../server/storage/postgres/database';
@@ -19,6 +20,7 @@ describe('PortfolioService on PostgreSQL', () => {
           repository: await PgPortfolioRepository.open(database.pool),
           blobs: { adopt: async () => () => {}, collect: () => {}, discard: async () => {} },
           limits: { filesPerList: 20 },
+          pageTokens: PageTokens.withSecret(PageTokens.newSecret()),
         });
         const { portfolioId } = await service.create(ADMIN, portfolioBody());
         // The reads and compare-and-sets of these interleave over the pool's connections.

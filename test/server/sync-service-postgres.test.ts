@@ -1,3 +1,4 @@
+import { PageTokens } from '../../server/domain/page-token';
 import { describe, expect, it } from 'vitest';
 import type { Authenticated } from '../../server/auth/session-service';
 import type { UserRecord } from '../../server/storage/embedded/embedded-user-repository';
@@ -37,6 +38,7 @@ describe('SyncService on PostgreSQL', () => {
           repository,
           blobs: { adopt: async () => () => {}, collect: () => {}, discard: async () => {} },
           limits: { filesPerList: 20 },
+          pageTokens: PageTokens.withSecret(PageTokens.newSecret()),
         });
         const sync = new SyncService({
           repository,
