@@ -669,8 +669,11 @@ export class Replica {
       const pending = this.pendingOf(id, base, local, config?.replicaId ?? '');
       if (change.deleted) {
         if (pending && local.live) {
-          // Edit against delete: the edit wins (on the hub too, once pushed) — keep it.
-          if (base) bases.push(() => ({ ...base, deleted: true, revision: change.revision }));
+          // Edit against delete: the edit wins (on the hub too, once pushed) — keep it. The base
+          // stays the revision the edit started from: the tombstone's revision is the hub's last
+          // live one, whose content this library never saw, and the hub merges against the base
+          // named (a later hub edit of the same field is a conflict, as without the delete).
+          if (base) bases.push(() => ({ ...base, deleted: true }));
           continue;
         }
         if (local.live) entries.push({ portfolioId: id, record: null, meta });
