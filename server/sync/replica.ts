@@ -1097,6 +1097,9 @@ export class Replica {
   ): Promise<void> {
     const byId = new Map(results.map((result) => [result.mutationId, result]));
     const ops: Op[] = [];
+    const checkpoint = this.checkpoint();
+    /** The oldest hub change a result names that the feed has already passed (see below). */
+    let passed: number | undefined;
     for (const { mutation, localSeq, record } of sent) {
       const result = byId.get(mutation.mutationId);
       if (!result) continue;
@@ -1133,10 +1136,27 @@ export class Replica {
         revision: result.revision ?? base?.revision ?? 0,
         // Until the pull brings the hub's record, the content sent stands in for it.
         snapshot: record ?? base?.snapshot ?? null,
-        deleted: mutation.op === 'delete',
+        // A delete the hub refused for an edit it was not based on leaves the record live there.
+        deleted: mutation.op === 'delete' && result.status !== 'conflict',
         localSeq,
       };
       ops.push({ type: 'put', col: 'sync', key: baseKey(mutation.portfolioId), value });
+      // The hub made this result before the feed position already applied here: an answer
+      // lost earlier (a cut connection, a hub killed before it answered), the mutation applied
+      // then and answered again now. Its record went by in a pull while this library still held
+      // the change pending, so it was merged or skipped, never taken: the next pull reads the
+      // feed again from that change, so this library shows the hub's result (a refused delete
+      // comes back live with its conflict, a provisional conflict gives way to the hub's).
+      if (checkpoint && result.seq !== undefined && result.seq > 0 && result.seq <= checkpoint.seq)
+        passed = Math.min(passed ?? Infinity, result.seq);
+    }
+    if (checkpoint && passed !== undefined) {
+      ops.push({
+        type: 'put',
+        col: 'sync',
+        key: CHECKPOINT_KEY,
+        value: { libraryId: checkpoint.libraryId, seq: passed - 1 },
+      });
     }
     if (ops.length > 0) await this.options.store.commit(ops);
   }
