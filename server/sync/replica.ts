@@ -182,6 +182,12 @@ export class Replica {
   private dirty: Set<string> | undefined;
   private readonly outbox = new Map<string, Pending>();
   private readonly refused = new Set<string>();
+  /**
+   * Portfolios changed here since their base with nothing left to send (deleted and restored,
+   * edited and edited back): the local record shows a revision of its own where the hub's is
+   * due (see `realign`).
+   */
+  private readonly stale = new Set<string>();
   private conflicts: number | undefined;
   private pendingTotals: SyncStatus['pending'] | undefined;
 
@@ -403,6 +409,7 @@ export class Replica {
         pushed += await this.push(client, config, summary, false);
       }
       if (pushed > 0) await this.pull(client, summary);
+      await this.realign();
       summary.durationMs = Date.now() - started;
       this.lastSuccess = Date.now();
       this.failures = 0;
@@ -775,6 +782,51 @@ export class Replica {
   }
 
   /**
+   * Once synced, a replica shows the hub's revision (DESIGN §10). A local change that changed
+   * nothing the hub would take (a delete and a restore between two rounds, an edit undone)
+   * sends no mutation, and the hub sends nothing back: the hub's record at the base takes the
+   * local one's place, as a pull would. Decided and committed in one tick, like a page.
+   */
+  private async realign(): Promise<void> {
+    this.refresh();
+    if (this.stale.size === 0) return;
+    const entries: RemoteEntry[] = [];
+    const bases = new Map<string, BaseEntry>();
+    for (const id of this.stale) {
+      const base = this.base(id);
+      const local = this.local(id);
+      if (!base?.snapshot || !isStale(base, local)) continue;
+      entries.push({
+        portfolioId: id,
+        record: base.snapshot,
+        meta: {
+          by: SYNC_BY,
+          time: Date.now(),
+          command: 'sync',
+          changedFields: Object.keys(changedFields(local.live, base.snapshot)),
+        },
+      });
+      bases.set(id, base);
+    }
+    if (entries.length === 0) return;
+    this.applying = true;
+    let done: Promise<unknown>;
+    try {
+      done = this.options.portfolios.applyRemote(entries, (applied) =>
+        applied.flatMap(({ portfolioId, seq }) => {
+          const base = bases.get(portfolioId);
+          if (!base || seq === undefined) return [];
+          const value: BaseEntry = { ...base, localSeq: seq };
+          return [{ type: 'put' as const, col: 'sync', key: baseKey(portfolioId), value }];
+        }),
+      );
+    } finally {
+      this.applying = false;
+    }
+    await done;
+  }
+
+  /**
    * A change whose portfolio has a base that means nothing to the hub's record: the hub is
    * another library, or (`lost`) it lost the revision the base is and holds none this library
    * knows. With no local edit since the base, the hub's record is taken (history keeps the local
@@ -1031,6 +1083,7 @@ export class Replica {
     if (!this.dirty) {
       this.outbox.clear();
       this.refused.clear();
+      this.stale.clear();
       const ids = new Set<string>();
       for (const id of store.collection('portfolios').keys()) ids.add(id);
       for (const id of store.collection('trash').keys()) ids.add(id);
@@ -1046,6 +1099,8 @@ export class Replica {
       const found = this.pendingOf(id, base, local, replicaId);
       if (found) this.outbox.set(id, found);
       else this.outbox.delete(id);
+      if (!found && isStale(base, local)) this.stale.add(id);
+      else this.stale.delete(id);
       if (base?.rejected && local.seq === base.rejected.localSeq) this.refused.add(id);
       else this.refused.delete(id);
     }
@@ -1174,6 +1229,27 @@ export class Replica {
     if (!rejected) return '';
     return `the hub refused ${count} change${count === 1 ? '' : 's'}; they are kept here and sent again once edited. First: portfolio ${first}: ${rejected.message} (${rejected.code})`;
   }
+}
+
+/**
+ * A live local record changed since its hub base, with nothing to send (no pending mutation was
+ * found for it): it differs from the hub's record at the base only in its own revision stamps.
+ */
+function isStale(base: BaseEntry | undefined, local: Local): boolean {
+  return (
+    base !== undefined &&
+    local.live !== undefined &&
+    base.snapshot !== null &&
+    base.snapshot.revision === base.revision &&
+    base.revision > 0 &&
+    base.resync === undefined &&
+    !base.deleted &&
+    !base.unbased &&
+    base.pendingFields === undefined &&
+    base.shown === undefined &&
+    base.rejected === undefined &&
+    local.seq !== base.localSeq
+  );
 }
 
 function filesOfRecordFields(fields: Record<string, unknown>): { sha256: string; size: number }[] {
