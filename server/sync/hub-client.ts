@@ -12,7 +12,22 @@ import { ResyncNeeded, SyncError } from './sync-error';
 export const SYNC_PROTOCOL = 1;
 export const PRODUCT = 'portfolio-manager';
 
+/** A request whose socket stays idle this long fails (a large blob may take a while). */
 const REQUEST_TIMEOUT_MS = 120_000;
+/**
+ * A hub that accepts a connection and then says nothing (a half-started hub, a proxy whose
+ * upstream is gone) must not hold a round for two minutes: a connection must be made within
+ * CONNECT_TIMEOUT_MS and the answer must start within FIRST_BYTE_TIMEOUT_MS. Such a timeout is
+ * not tried again within the round: the round fails as `HUB_UNREACHABLE` (status `offline`) and
+ * the rounds back off. The answer to a batch of mutations, or to an uploaded blob, starts only
+ * once the hub did the work: it may take longer.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const FIRST_BYTE_TIMEOUT_MS = 10_000;
+const WORK_ANSWER_TIMEOUT_MS = 60_000;
+
+/** Failures that were a timeout above: `retried` does not try them again. */
+const timedOut = new WeakSet<Error>();
 
 export interface Hello {
   product: string;
@@ -282,6 +297,7 @@ export class HubClient {
   async mutations(replicaId: string, mutations: Mutation[]): Promise<MutationResult[]> {
     const response = await this.send('POST', '/api/v1/sync/mutations', {
       json: { replicaId, mutations },
+      firstByteMs: WORK_ANSWER_TIMEOUT_MS,
     });
     await this.expectOk(response);
     return ((await response.json()) as { results: MutationResult[] }).results;
@@ -310,6 +326,8 @@ export class HubClient {
       token?: string;
       json?: unknown;
       headers?: Record<string, string>;
+      /** How long the answer may take to start (connecting included). */
+      firstByteMs?: number;
     } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
@@ -320,16 +338,22 @@ export class HubClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     }
+    const wait = options.firstByteMs ?? FIRST_BYTE_TIMEOUT_MS;
+    const firstByte = new AbortController();
+    const timer = setTimeout(() => firstByte.abort(), wait);
     try {
       return await fetch(this.baseUrl + path, {
         method,
         headers,
         body,
         redirect: 'error',
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), firstByte.signal]),
       });
     } catch (error) {
+      if (firstByte.signal.aborted) throw this.noAnswer(wait);
       throw this.unreachable(error);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -368,13 +392,51 @@ export class HubClient {
           agent: AGENTS[url.protocol as keyof typeof AGENTS],
           timeout: REQUEST_TIMEOUT_MS,
         },
-        resolve,
+        (response) => {
+          clearTimeout(firstByte);
+          resolve(response);
+        },
       );
+      // A body is sent first: its answer comes once the hub has it all (the idle timeout holds).
+      const wait = body ? undefined : FIRST_BYTE_TIMEOUT_MS;
+      let late: SyncError | undefined;
+      const firstByte =
+        wait === undefined
+          ? undefined
+          : setTimeout(() => {
+              late = this.noAnswer(wait);
+              request.destroy(late);
+            }, wait);
+      request.once('socket', (socket) => {
+        if (!socket.connecting) return; // a kept-alive connection
+        const connect = setTimeout(() => {
+          late = this.noAnswer(CONNECT_TIMEOUT_MS, 'connect');
+          request.destroy(late);
+        }, CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(connect));
+        socket.once('close', () => clearTimeout(connect));
+      });
       request.once('timeout', () => request.destroy(new Error('no answer in time')));
-      request.once('error', (error) => reject(this.unreachable(error)));
+      request.once('error', (error) => {
+        clearTimeout(firstByte);
+        reject(late ?? this.unreachable(error));
+      });
       if (!body) request.end();
       else pipeline(body, request, () => {}); // a failure reaches `request`'s error
     });
+  }
+
+  /** The hub did not connect, or did not start to answer, within `ms`: not tried again now. */
+  private noAnswer(ms: number, what: 'connect' | 'answer' = 'answer'): SyncError {
+    const error = new SyncError(
+      'HUB_UNREACHABLE',
+      what === 'connect'
+        ? `the hub at ${this.baseUrl} did not accept a connection within ${ms / 1000} s; sync will try again`
+        : `the hub at ${this.baseUrl} did not answer within ${ms / 1000} s; sync will try again`,
+      true,
+    );
+    timedOut.add(error);
+    return error;
   }
 
   private unreachable(error: unknown): SyncError {
@@ -473,7 +535,8 @@ async function retried<T>(
       if (status(answer) < 500 || attempt >= 3) return answer;
       await drop(answer);
     } catch (error) {
-      if (attempt >= 3) throw error;
+      // A hub that said nothing for seconds is not asked again at once: the rounds back off.
+      if (attempt >= 3 || timedOut.has(error as Error)) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
   }

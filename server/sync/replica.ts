@@ -182,6 +182,12 @@ export class Replica {
   private dirty: Set<string> | undefined;
   private readonly outbox = new Map<string, Pending>();
   private readonly refused = new Set<string>();
+  /**
+   * Portfolios changed here since their base with nothing left to send (deleted and restored,
+   * edited and edited back): the local record shows a revision of its own where the hub's is
+   * due (see `realign`).
+   */
+  private readonly stale = new Set<string>();
   private conflicts: number | undefined;
   private pendingTotals: SyncStatus['pending'] | undefined;
 
@@ -403,6 +409,7 @@ export class Replica {
         pushed += await this.push(client, config, summary, false);
       }
       if (pushed > 0) await this.pull(client, summary);
+      await this.realign();
       summary.durationMs = Date.now() - started;
       this.lastSuccess = Date.now();
       this.failures = 0;
@@ -669,8 +676,11 @@ export class Replica {
       const pending = this.pendingOf(id, base, local, config?.replicaId ?? '');
       if (change.deleted) {
         if (pending && local.live) {
-          // Edit against delete: the edit wins (on the hub too, once pushed) — keep it.
-          if (base) bases.push(() => ({ ...base, deleted: true, revision: change.revision }));
+          // Edit against delete: the edit wins (on the hub too, once pushed) — keep it. The base
+          // stays the revision the edit started from: the tombstone's revision is the hub's last
+          // live one, whose content this library never saw, and the hub merges against the base
+          // named (a later hub edit of the same field is a conflict, as without the delete).
+          if (base) bases.push(() => ({ ...base, deleted: true }));
           continue;
         }
         if (local.live) entries.push({ portfolioId: id, record: null, meta });
@@ -765,6 +775,51 @@ export class Replica {
     let done: Promise<unknown>;
     try {
       done = this.options.portfolios.applyRemote(entries, extra);
+    } finally {
+      this.applying = false;
+    }
+    await done;
+  }
+
+  /**
+   * Once synced, a replica shows the hub's revision (DESIGN §10). A local change that changed
+   * nothing the hub would take (a delete and a restore between two rounds, an edit undone)
+   * sends no mutation, and the hub sends nothing back: the hub's record at the base takes the
+   * local one's place, as a pull would. Decided and committed in one tick, like a page.
+   */
+  private async realign(): Promise<void> {
+    this.refresh();
+    if (this.stale.size === 0) return;
+    const entries: RemoteEntry[] = [];
+    const bases = new Map<string, BaseEntry>();
+    for (const id of this.stale) {
+      const base = this.base(id);
+      const local = this.local(id);
+      if (!base?.snapshot || !isStale(base, local)) continue;
+      entries.push({
+        portfolioId: id,
+        record: base.snapshot,
+        meta: {
+          by: SYNC_BY,
+          time: Date.now(),
+          command: 'sync',
+          changedFields: Object.keys(changedFields(local.live, base.snapshot)),
+        },
+      });
+      bases.set(id, base);
+    }
+    if (entries.length === 0) return;
+    this.applying = true;
+    let done: Promise<unknown>;
+    try {
+      done = this.options.portfolios.applyRemote(entries, (applied) =>
+        applied.flatMap(({ portfolioId, seq }) => {
+          const base = bases.get(portfolioId);
+          if (!base || seq === undefined) return [];
+          const value: BaseEntry = { ...base, localSeq: seq };
+          return [{ type: 'put' as const, col: 'sync', key: baseKey(portfolioId), value }];
+        }),
+      );
     } finally {
       this.applying = false;
     }
@@ -1028,6 +1083,7 @@ export class Replica {
     if (!this.dirty) {
       this.outbox.clear();
       this.refused.clear();
+      this.stale.clear();
       const ids = new Set<string>();
       for (const id of store.collection('portfolios').keys()) ids.add(id);
       for (const id of store.collection('trash').keys()) ids.add(id);
@@ -1043,6 +1099,8 @@ export class Replica {
       const found = this.pendingOf(id, base, local, replicaId);
       if (found) this.outbox.set(id, found);
       else this.outbox.delete(id);
+      if (!found && isStale(base, local)) this.stale.add(id);
+      else this.stale.delete(id);
       if (base?.rejected && local.seq === base.rejected.localSeq) this.refused.add(id);
       else this.refused.delete(id);
     }
@@ -1094,6 +1152,9 @@ export class Replica {
   ): Promise<void> {
     const byId = new Map(results.map((result) => [result.mutationId, result]));
     const ops: Op[] = [];
+    const checkpoint = this.checkpoint();
+    /** The oldest hub change a result names that the feed has already passed (see below). */
+    let passed: number | undefined;
     for (const { mutation, localSeq, record } of sent) {
       const result = byId.get(mutation.mutationId);
       if (!result) continue;
@@ -1130,10 +1191,27 @@ export class Replica {
         revision: result.revision ?? base?.revision ?? 0,
         // Until the pull brings the hub's record, the content sent stands in for it.
         snapshot: record ?? base?.snapshot ?? null,
-        deleted: mutation.op === 'delete',
+        // A delete the hub refused for an edit it was not based on leaves the record live there.
+        deleted: mutation.op === 'delete' && result.status !== 'conflict',
         localSeq,
       };
       ops.push({ type: 'put', col: 'sync', key: baseKey(mutation.portfolioId), value });
+      // The hub made this result before the feed position already applied here: an answer
+      // lost earlier (a cut connection, a hub killed before it answered), the mutation applied
+      // then and answered again now. Its record went by in a pull while this library still held
+      // the change pending, so it was merged or skipped, never taken: the next pull reads the
+      // feed again from that change, so this library shows the hub's result (a refused delete
+      // comes back live with its conflict, a provisional conflict gives way to the hub's).
+      if (checkpoint && result.seq !== undefined && result.seq > 0 && result.seq <= checkpoint.seq)
+        passed = Math.min(passed ?? Infinity, result.seq);
+    }
+    if (checkpoint && passed !== undefined) {
+      ops.push({
+        type: 'put',
+        col: 'sync',
+        key: CHECKPOINT_KEY,
+        value: { libraryId: checkpoint.libraryId, seq: passed - 1 },
+      });
     }
     if (ops.length > 0) await this.options.store.commit(ops);
   }
@@ -1151,6 +1229,27 @@ export class Replica {
     if (!rejected) return '';
     return `the hub refused ${count} change${count === 1 ? '' : 's'}; they are kept here and sent again once edited. First: portfolio ${first}: ${rejected.message} (${rejected.code})`;
   }
+}
+
+/**
+ * A live local record changed since its hub base, with nothing to send (no pending mutation was
+ * found for it): it differs from the hub's record at the base only in its own revision stamps.
+ */
+function isStale(base: BaseEntry | undefined, local: Local): boolean {
+  return (
+    base !== undefined &&
+    local.live !== undefined &&
+    base.snapshot !== null &&
+    base.snapshot.revision === base.revision &&
+    base.revision > 0 &&
+    base.resync === undefined &&
+    !base.deleted &&
+    !base.unbased &&
+    base.pendingFields === undefined &&
+    base.shown === undefined &&
+    base.rejected === undefined &&
+    local.seq !== base.localSeq
+  );
 }
 
 function filesOfRecordFields(fields: Record<string, unknown>): { sha256: string; size: number }[] {

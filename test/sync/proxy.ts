@@ -14,6 +14,12 @@ export interface Proxy {
     path: string,
     index: number,
   ) => { status: number; body: unknown } | undefined;
+  /**
+   * A lost answer: the request reaches the hub and the hub answers it in full, but the proxy
+   * then cuts the connection instead of passing the answer on (the hub applied what it was
+   * sent; the caller never hears of it).
+   */
+  lose: (method: string, path: string, index: number) => boolean;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,7 @@ export async function startProxy(target: string): Promise<Proxy> {
     url: '',
     requests: 0,
     inject: () => undefined,
+    lose: () => false,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((request, response) => {
@@ -34,6 +41,7 @@ export async function startProxy(target: string): Promise<Proxy> {
       response.end(JSON.stringify(injected.body));
       return;
     }
+    const lost = proxy.lose(request.method ?? 'GET', request.url ?? '/', index);
     const forward = httpRequest(
       {
         host: upstream.hostname,
@@ -43,6 +51,12 @@ export async function startProxy(target: string): Promise<Proxy> {
         headers: { ...request.headers, host: upstream.host },
       },
       (answer) => {
+        if (lost) {
+          // Read the hub's whole answer (so it is done), then cut the caller off.
+          answer.resume();
+          answer.on('end', () => request.socket.destroy());
+          return;
+        }
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
       },
