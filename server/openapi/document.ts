@@ -19,7 +19,7 @@ export interface RouteInfo {
   method: string | string[];
   url: string;
   schema?: RouteSchema;
-  config?: { rateLimit?: unknown };
+  config?: { rateLimit?: unknown; deviceToken?: boolean };
 }
 
 /** Marks a schema to be moved into components.schemas under this name. */
@@ -68,6 +68,7 @@ function plumbingErrors(route: RouteInfo): ErrorCode[] {
   const security = schema.security as Array<Record<string, unknown>> | undefined;
   if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
     codes.push('UNAUTHORIZED', 'SESSION_EXPIRED', 'DEVICE_REVOKED');
+    if (!route.config?.deviceToken) codes.push('DEVICE_TOKEN_NOT_ALLOWED');
   }
   if (schema.body || schema.params || schema.querystring || schema.headers) {
     codes.push('VALIDATION_FAILED');
