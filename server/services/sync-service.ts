@@ -281,6 +281,7 @@ export class SyncService {
   }
 
   private async attempt(user: Caller, replicaId: string, mutation: Mutation): Promise<Outcome> {
+    assertBlobNames(mutation.files ?? []);
     const pushed = this.checkedFields(mutation);
     await this.assertBlobs(mutation, pushed);
     const release = this.blobs.hold(mutation.files ?? []);
@@ -879,4 +880,20 @@ function fieldNote(fields: string[]): string {
 
 function conflictNotFound(conflictId: string): ApiError {
   return new ApiError('CONFLICT_NOT_FOUND', `No open conflict "${conflictId}".`);
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A mutation's blob list names blobs by SHA-256 only: anything else refuses that mutation. */
+function assertBlobNames(files: string[]): void {
+  const bad = files.flatMap((sha, index) => (SHA256_HEX.test(sha) ? [] : [index]));
+  if (bad.length === 0) return;
+  throw new Rejection(
+    'VALIDATION_FAILED',
+    `files[${bad[0]}] is not a SHA-256: a blob is named by 64 lower-case hexadecimal digits.`,
+    bad.map((index) => ({
+      field: `files[${index}]`,
+      message: 'must be 64 lower-case hexadecimal digits',
+    })),
+  );
 }
