@@ -25,6 +25,7 @@ import type { LimitOptions } from '../config';
 import { assertFileLists, fileFromBlob, filesOf, type FileFacts } from '../domain/portfolio-files';
 import {
   assertMayChange,
+  assertMayCreate,
   changedFields as recordChanges,
   expectedRevision,
   newPortfolio,
@@ -317,6 +318,7 @@ export class SyncService {
     if (await this.repository.getTrashed(mutation.portfolioId)) {
       throw new Rejection('ID_TAKEN', `The portfolioId "${mutation.portfolioId}" is in the trash.`);
     }
+    assertMayCreate(user, fields.category!);
     authorize(user, { category: fields.category! }, fields, null);
     const now = this.now();
     const fresh = newPortfolio(

@@ -167,3 +167,68 @@ describe('hostile requests get a documented 4xx in the one shape', () => {
       );
   });
 });
+
+describe('creating needs allowEdit for the category, over REST and sync alike (DESIGN §2)', () => {
+  let s: TestServer;
+  let editor: string;
+  let device: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    editor = await s.userSession('ceramics-editor', 'editor', ['Ceramics']);
+    const made = await s.request('POST', '/api/v1/devices', {
+      session: editor,
+      body: { name: 'Studio', replicaId: 'ceramics-replica' },
+    });
+    device = `Bearer ${made.body.token}`;
+  });
+  afterAll(() => s.close());
+
+  it('over REST: 403 outside allowEdit, before the other fields are judged; created inside it', async () => {
+    expectError(
+      await s.request('POST', '/api/v1/portfolio', {
+        session: editor,
+        body: portfolioBody({ category: 'Print' }),
+      }),
+      403,
+      'CATEGORY_NOT_ALLOWED',
+    );
+    expectError(
+      await s.request('POST', '/api/v1/portfolio', {
+        session: editor,
+        body: { category: 'Print', projectTitle: 12 },
+      }),
+      403,
+      'CATEGORY_NOT_ALLOWED',
+    );
+    const made = await s.request('POST', '/api/v1/portfolio', {
+      session: editor,
+      body: portfolioBody({ category: 'Ceramics' }),
+    });
+    expect(made.status).toBe(201);
+    const list = await s.request('GET', '/api/v1/portfolio?filter=category:Print');
+    expect(list.body.total).toBe(0);
+  });
+
+  it('over sync: the same refusal, the portfolio is not made', async () => {
+    const answer = await s.request('POST', '/api/v1/sync/mutations', {
+      session: device,
+      body: {
+        replicaId: 'ceramics-replica',
+        mutations: [
+          {
+            mutationId: 'print-1',
+            portfolioId: 'print-1',
+            op: 'create',
+            fields: portfolioBody({ category: 'Print' }),
+          },
+        ],
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.results[0]).toMatchObject({
+      status: 'rejected',
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('Print') },
+    });
+    expectError(await s.request('GET', '/api/v1/portfolio/print-1'), 404, 'PORTFOLIO_NOT_FOUND');
+  });
+});

@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Create a portfolio
-         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.
+         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409. An editor creates only in a category of its allowEdit (403 CATEGORY_NOT_ALLOWED, judged before the other fields).
          */
         post: operations["createPortfolio"];
         delete?: never;
@@ -2866,7 +2866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2874,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
