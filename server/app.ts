@@ -6,6 +6,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { resolveConfig, type AppOptions, type ResolvedConfig } from './config';
 import { ApiError } from './errors';
 import { clientErrorHandler } from './http/client-error';
+import { frameworkErrors } from './http/framework-errors';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
 import blobStore from './plugins/blob-store';
@@ -69,6 +70,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     },
     clientErrorHandler,
+    frameworkErrors,
+    // A path parameter of any length reaches its route, whose schema refuses it (400 in the one
+    // shape, after the session check) rather than the router (a bare 414 or 404). The request
+    // line is bounded anyway by Node's header limit (16 KB).
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Opening a large library (100k portfolios) on a busy machine took more than Fastify's
     // default 10 s, and the server then refused to start: a plugin may take as long as it needs.
     pluginTimeout: 0,

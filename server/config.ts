@@ -14,6 +14,11 @@ export interface AuthOptions {
   sessionLifetimeMs: number;
   /** A session unused for this long expires. Default 2 h. */
   sessionIdleMs: number;
+  /**
+   * A device token (sync) unused for this long is revoked; its replica signs in again. Default
+   * 90 days.
+   */
+  deviceIdleMs: number;
   /** log2 of scrypt's N. Default 17 (OWASP's recommendation, with r=8, p=1). */
   scryptLogN: number;
   /** Failed sign-ins for one username from one address before 429. Default 5. */
@@ -153,6 +158,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
     auth: {
       sessionLifetimeMs: 12 * 60 * MINUTE,
       sessionIdleMs: 2 * 60 * MINUTE,
+      deviceIdleMs: 90 * 24 * 60 * MINUTE,
       scryptLogN: 17,
       maxFailedSignIns: 5,
       failureWindowMs: 15 * MINUTE,

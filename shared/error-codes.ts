@@ -16,6 +16,10 @@ export const ERROR_CODES = {
     message: 'This device was signed out of the hub; sign in again.',
   },
   FORBIDDEN: { statusCode: 403, message: 'Your role does not allow this action.' },
+  DEVICE_TOKEN_NOT_ALLOWED: {
+    statusCode: 403,
+    message: 'A device token is only for sync; sign in with a password to do this.',
+  },
   FORBIDDEN_FIELD: { statusCode: 403, message: 'Only an admin may set this field.' },
   CATEGORY_NOT_ALLOWED: {
     statusCode: 403,

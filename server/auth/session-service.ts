@@ -18,6 +18,8 @@ import { SignInThrottle } from './sign-in-throttle';
  * constant use would still expire as if idle.
  */
 const TOUCH_INTERVAL_MS = 60_000;
+/** The same for device tokens, whose idle time is counted in days (AuthOptions.deviceIdleMs). */
+const DEVICE_TOUCH_INTERVAL_MS = 60 * 60_000;
 
 export interface Authenticated {
   user: UserRecord;
@@ -148,22 +150,30 @@ export class SessionService {
   }
 
   /**
-   * A device token (DESIGN §10): acts with its user's current rights and never expires by
-   * idleness. The lookup found it live; a revocation committed since is never undone by the touch.
+   * A device token (DESIGN §10): acts with its user's current rights until revoked or unused for
+   * `deviceIdleMs`; an idle one is revoked here (the sweep revokes the others). The lookup found
+   * it live; a revocation committed since is never undone by the touch. Its last use is written
+   * down at most once an hour: a replica calls often, and idle expiry is measured in days.
    */
   private checkDevice(sessionHash: string, { session, user }: SessionLookup): Authenticated {
     const now = this.now();
+    const idleMs = this.config.deviceIdleMs;
+    if (now - session.lastSeen > idleMs && session.deviceId !== undefined) {
+      void this.users.revokeDevice(session.deviceId, now).catch(() => {});
+      throw new ApiError(
+        'DEVICE_REVOKED',
+        'This device was not used for a long time and was signed out of the hub; sign in again.',
+      );
+    }
     if (session.expiredDate <= now) throw new ApiError('SESSION_EXPIRED');
-    if (now - session.lastSeen >= TOUCH_INTERVAL_MS)
+    if (now - session.lastSeen >= Math.min(DEVICE_TOUCH_INTERVAL_MS, idleMs / 4))
       void this.users.touchSession(sessionHash, now).catch(() => {});
     return { user, session, sessionHash };
   }
 
   idleExpiresAt(session: SessionRecord): number {
-    return Math.min(
-      session.expiredDate,
-      Math.max(session.lastSeen, this.now()) + this.config.sessionIdleMs,
-    );
+    const idleMs = session.kind === 'device' ? this.config.deviceIdleMs : this.config.sessionIdleMs;
+    return Math.min(session.expiredDate, Math.max(session.lastSeen, this.now()) + idleMs);
   }
 
   /** Ends the caller's session; signing out with a device token revokes that device. */
@@ -173,10 +183,14 @@ export class SessionService {
     else await this.users.deleteSessions([auth.sessionHash]);
   }
 
-  /** Ends expired sessions and forgets stale sign-in failure counts; answers the sessions ended. */
+  /**
+   * Ends expired sessions, revokes devices idle too long and forgets stale sign-in failure
+   * counts; answers the sessions ended.
+   */
   async sweepExpired(): Promise<number> {
     const now = this.now();
     await this.users.pruneAttempts(now, this.config.failureWindowMs);
+    await this.users.revokeIdleDevices(now, this.config.deviceIdleMs);
     return this.users.deleteExpiredSessions(now, this.config.sessionIdleMs);
   }
 }

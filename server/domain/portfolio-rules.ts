@@ -158,6 +158,22 @@ export function assertMayChange(
   }
 }
 
+/**
+ * Throws the 403 that creating a portfolio of `category` by `user` deserves, if any (DESIGN §2):
+ * a viewer, or an editor outside the category — nobody makes what they could not then edit. The
+ * one rule for every path a portfolio is created by (REST, sync).
+ */
+export function assertMayCreate(user: Actor, category: string): void {
+  if (!isStaff(user)) throw new ApiError('FORBIDDEN', 'Viewers cannot create portfolios.');
+  if (!mayEditCategory(user, category)) {
+    throw new ApiError(
+      'CATEGORY_NOT_ALLOWED',
+      `You may not create portfolios in the category "${category}": it is not one you may edit.`,
+      [{ field: 'body.category', message: `"${category}" is not in your allowEdit list` }],
+    );
+  }
+}
+
 /** A conditional change: the revision the caller expects, and where it said so. */
 export interface Expected {
   revision: number;

@@ -19,7 +19,7 @@ export interface RouteInfo {
   method: string | string[];
   url: string;
   schema?: RouteSchema;
-  config?: { rateLimit?: unknown };
+  config?: { rateLimit?: unknown; deviceToken?: boolean };
 }
 
 /** Marks a schema to be moved into components.schemas under this name. */
@@ -61,20 +61,30 @@ function tagComponents(node: unknown): unknown {
 /** The error codes the shared plumbing can answer on this route, whatever its handler does. */
 function plumbingErrors(route: RouteInfo): ErrorCode[] {
   const schema = route.schema ?? {};
-  const codes: ErrorCode[] = ['HOST_NOT_ALLOWED', 'INTERNAL'];
-  if (methodsOf(route).some((method) => WRITE_METHODS.has(method))) codes.push('STORAGE_FAILURE');
+  // Node refuses any request whose request line and headers pass 16 KB (413), or that trickle in
+  // past the headers timeout (408), before a route sees it (server/http/client-error.ts).
+  const codes: ErrorCode[] = [
+    'HOST_NOT_ALLOWED',
+    'INTERNAL',
+    'PAYLOAD_TOO_LARGE',
+    'REQUEST_TIMEOUT',
+  ];
+  const writes = methodsOf(route).some((method) => WRITE_METHODS.has(method));
+  if (writes) codes.push('STORAGE_FAILURE');
   // On PostgreSQL, any API call may find the database gone (server/plugins/error-handler.ts).
   if (route.url.startsWith('/api/')) codes.push('DATABASE_UNAVAILABLE');
   const security = schema.security as Array<Record<string, unknown>> | undefined;
   if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
     codes.push('UNAUTHORIZED', 'SESSION_EXPIRED', 'DEVICE_REVOKED');
+    if (!route.config?.deviceToken) codes.push('DEVICE_TOKEN_NOT_ALLOWED');
   }
   if (schema.body || schema.params || schema.querystring || schema.headers) {
     codes.push('VALIDATION_FAILED');
   }
-  if (schema.body) {
-    // A body that trickles past the request timeout is cut with 408 (server/http/client-error.ts).
-    codes.push('MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT');
+  if (schema.body || writes) {
+    // An operation that takes no body (a DELETE, `POST /sync/run`) ignores a JSON one, but a body
+    // is parsed as its Content-Type says first: one that is not JSON is refused like any other.
+    codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE');
   }
   if (route.config?.rateLimit) codes.push('RATE_LIMITED');
   return codes;

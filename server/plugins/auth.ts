@@ -19,6 +19,20 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: Authenticated | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * A device token may call this route: the endpoints a sync replica uses (DESIGN §10). On
+     * every other route behind `requireSession` a device token is refused with 403, before the
+     * body is read.
+     */
+    deviceToken?: boolean;
+  }
+}
+
+/** A device token outside the sync endpoints (see FastifyContextConfig.deviceToken). */
+function outOfScope(request: FastifyRequest, authenticated: Authenticated): ApiError | undefined {
+  if (authenticated.session.kind !== 'device' || request.routeOptions.config.deviceToken) return;
+  return new ApiError('DEVICE_TOKEN_NOT_ALLOWED');
 }
 
 /** The signed-in caller; only valid on routes behind `requireSession`. */
@@ -44,11 +58,11 @@ export default fp(
       }
       if (!(found instanceof Promise)) {
         request.auth = found;
-        return done();
+        return done(outOfScope(request, found));
       }
       found.then((authenticated) => {
         request.auth = authenticated;
-        done();
+        done(outOfScope(request, authenticated));
       }, done);
     } satisfies onRequestHookHandler);
     app.decorate(

@@ -7,7 +7,7 @@ import { apiErrorOf } from '../services/repository-errors';
 import { validationDetails } from '../validation/ajv';
 
 /** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
-function fromFastifyError(error: FastifyError): ApiError | null {
+function fromFastifyError(error: FastifyError, request: FastifyRequest): ApiError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -35,10 +35,20 @@ function fromFastifyError(error: FastifyError): ApiError | null {
     const message = first ? `${first.field} ${first.message}` : 'The request is not valid.';
     return new ApiError('VALIDATION_FAILED', message, details);
   }
+  // @fastify/send (the API docs' static files): a path outside its folder (ForbiddenError) or no
+  // such file. Either way there is nothing there, and nothing is said about why.
+  if (error.statusCode === 403 || error.statusCode === 404) return routeNotFound(request);
   if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', error.message);
   if (error.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', error.message);
   if (error.statusCode === 400) return new ApiError('VALIDATION_FAILED', error.message);
   return null;
+}
+
+function routeNotFound(request: FastifyRequest): ApiError {
+  return new ApiError(
+    'ROUTE_NOT_FOUND',
+    `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
+  );
 }
 
 /** Stream errors that mean the other end stopped sending, not that the server failed. */
@@ -59,7 +69,7 @@ function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
 export default fp(
   async function errorHandler(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      let apiError = error instanceof ApiError ? error : fromFastifyError(error);
+      let apiError = error instanceof ApiError ? error : fromFastifyError(error, request);
       let failure: StorageFailure | undefined;
       if (!apiError) {
         if (isClientAbort(error, request)) {
@@ -92,11 +102,7 @@ export default fp(
     });
 
     app.setNotFoundHandler((request, reply) => {
-      const error = new ApiError(
-        'ROUTE_NOT_FOUND',
-        `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
-      );
-      void reply.status(404).send(errorBody(error));
+      void reply.status(404).send(errorBody(routeNotFound(request)));
     });
   },
   { name: 'error-handler' },

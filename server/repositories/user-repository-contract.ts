@@ -9,7 +9,10 @@ export interface SessionRecord {
   createdDate: number;
   expiredDate: number;
   lastSeen: number;
-  /** A device token (sync, DESIGN §10): no idle expiry, revoked explicitly. Absent: a session. */
+  /**
+   * A device token (sync, DESIGN §10): revoked explicitly, with its user's password or role
+   * change or deletion, or after a long idle time (`revokeIdleDevices`). Absent: a session.
+   */
   kind?: 'device';
   deviceId?: string;
   /** The device's name, as its owner gave it. */
@@ -59,10 +62,11 @@ export type MaybePromise<T> = T | Promise<T>;
  * - Ending sessions (sign-out, password or role change, user deleted) is never undone by a
  *   concurrent `touchSession`.
  * - Device tokens (DESIGN §10) are found by `findSession` like sessions (with `kind: 'device'`)
- *   while they are live. They never expire: session sweeps, sign-outs (`deleteSessions`) and
- *   `update(…, { endSessions })` (password reset, role change) leave them alone. Deleting their
- *   user revokes them in the same change; a revoked device is kept (never found by
- *   `findSession`, but by `isRevokedDevice`) so its token can answer DEVICE_REVOKED.
+ *   while they are live. Session sweeps and sign-outs (`deleteSessions`) leave them alone;
+ *   `update(…, { endSessions })` (password reset, role change) and deleting their user revoke
+ *   them in the same change, and `revokeIdleDevices` those unused too long. A revoked device is
+ *   kept (never found by `findSession`, but by `isRevokedDevice`) so its token can answer
+ *   DEVICE_REVOKED.
  * - A replica id belongs to at most one live device (`createDevice` is atomic across instances).
  */
 export interface UserRepository {
@@ -73,8 +77,11 @@ export interface UserRepository {
   countAdmins(): Promise<number>;
   /** Adds a user; false (and nothing changed) when the username is taken. */
   insert(user: UserRecord): Promise<boolean>;
-  /** Replaces a stored user; with `endSessions`, every session of theirs ends in the same change. */
-  update(user: UserRecord, options?: { endSessions?: boolean }): Promise<void>;
+  /**
+   * Replaces a stored user; with `endSessions`, every session of theirs ends and every live
+   * device of theirs is revoked (at `now`) in the same change.
+   */
+  update(user: UserRecord, options?: { endSessions?: boolean; now?: number }): Promise<void>;
   /**
    * Removes the user and their sessions and revokes their devices (at `now`); false when there
    * was no such user.
@@ -108,6 +115,8 @@ export interface UserRepository {
   revokeDevice(deviceId: string, now: number): Promise<boolean>;
   /** Whether the token with this hash is a device that was revoked (not an unknown token). */
   isRevokedDevice(hash: string): Promise<boolean>;
+  /** Revokes (at `now`) live devices not used for longer than `idleMs`; answers how many. */
+  revokeIdleDevices(now: number, idleMs: number): Promise<number>;
 
   /** The failed sign-ins counted under `key`, or undefined. */
   attempts(key: string): Promise<AttemptCount | undefined>;

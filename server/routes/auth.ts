@@ -38,6 +38,8 @@ export default async function authRoutes(
     '/api/v1/appauth',
     {
       onRequest: app.requireSession,
+      // A device token may see whom it acts for and sign itself out (revoking the device).
+      config: { deviceToken: true },
       schema: {
         operationId: 'getCurrentSession',
         tags: ['session'],
@@ -61,6 +63,8 @@ export default async function authRoutes(
     '/api/v1/appauth',
     {
       onRequest: app.requireSession,
+      // A device token may see whom it acts for and sign itself out (revoking the device).
+      config: { deviceToken: true },
       schema: {
         operationId: 'signOut',
         tags: ['session'],

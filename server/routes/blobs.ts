@@ -95,6 +95,7 @@ export default async function blobRoutes(app: FastifyInstance) {
   app.post<{ Body: { sha256: string[] } }>(
     '/api/v1/blobs/missing',
     {
+      config: { deviceToken: true },
       schema: {
         ...common,
         operationId: 'findMissingBlobs',
@@ -112,6 +113,7 @@ export default async function blobRoutes(app: FastifyInstance) {
   app.head<{ Params: Params }>(
     '/api/v1/blobs/:sha256',
     {
+      config: { deviceToken: true },
       schema: {
         ...common,
         operationId: 'getBlobState',
@@ -140,6 +142,7 @@ export default async function blobRoutes(app: FastifyInstance) {
   app.put<{ Params: Params }>(
     '/api/v1/blobs/:sha256',
     {
+      config: { deviceToken: true },
       // Before the body is parsed: the global answer to a type no parser takes speaks of JSON
       // and multipart, which are wrong here.
       onRequest: async (request) => {
@@ -202,6 +205,7 @@ export default async function blobRoutes(app: FastifyInstance) {
   app.get<{ Params: Params }>(
     '/api/v1/blobs/:sha256',
     {
+      config: { deviceToken: true },
       exposeHeadRoute: false,
       schema: {
         ...common,

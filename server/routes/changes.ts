@@ -37,6 +37,7 @@ export default async function changeRoutes(app: FastifyInstance) {
   app.get<{ Querystring: ChangesQuery }>(
     '/api/v1/changes',
     {
+      config: { deviceToken: true },
       onRequest: app.requireRole('editor', 'admin'),
       schema: {
         operationId: 'listChanges',

@@ -51,8 +51,10 @@ export default async function deviceRoutes(app: FastifyInstance, options: { vers
           summary: 'Exchange a password session for a device token',
           description:
             'Editors and admins, signed in with a password (not a device token). The token is ' +
-            'shown once; the hub keeps only its SHA-256. It never expires by idleness and acts ' +
-            'with the current rights of its user until revoked. A replica id held by a live ' +
+            'shown once; the hub keeps only its SHA-256. It reaches only the sync endpoints ' +
+            '(elsewhere 403 DEVICE_TOKEN_NOT_ALLOWED) and acts with the current rights of its ' +
+            "user until revoked, its user's password or role changes, or it is unused for 90 " +
+            'days. A replica id held by a live ' +
             "device of another user is 409 REPLICA_ID_TAKEN; the caller's own older device for " +
             'the same replica is revoked (the replica signed in again).',
           body: CreateDeviceBodySchema,

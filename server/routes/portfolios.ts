@@ -69,11 +69,12 @@ export default async function portfolioRoutes(app: FastifyInstance) {
         operationId: 'createPortfolio',
         summary: 'Create a portfolio',
         description:
-          'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.',
+          'Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409. ' +
+          'An editor creates only in a category of its allowEdit (403 CATEGORY_NOT_ALLOWED, judged before the other fields).',
         body: CreatePortfolioBodySchema,
         response: {
           201: json(PortfolioCreatedSchema, 'Created, at revision 1', etag),
-          ...errors('FORBIDDEN', 'ID_TAKEN'),
+          ...errors('FORBIDDEN', 'CATEGORY_NOT_ALLOWED', 'ID_TAKEN'),
         },
       },
     },

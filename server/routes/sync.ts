@@ -28,6 +28,7 @@ export default async function syncRoutes(app: FastifyInstance) {
   app.post<{ Body: MutationsBody }>(
     '/api/v1/sync/mutations',
     {
+      config: { deviceToken: true },
       onRequest: staff,
       schema: {
         ...common,
@@ -61,6 +62,7 @@ export default async function syncRoutes(app: FastifyInstance) {
   app.get<{ Querystring: PageQuery }>(
     '/api/v1/conflicts',
     {
+      config: { deviceToken: true },
       onRequest: staff,
       schema: {
         ...common,
@@ -84,6 +86,7 @@ export default async function syncRoutes(app: FastifyInstance) {
   app.get<{ Params: { portfolioId: string } }>(
     '/api/v1/portfolio/:portfolioId/conflicts',
     {
+      config: { deviceToken: true },
       onRequest: staff,
       schema: {
         ...common,

@@ -22,6 +22,7 @@ import {
 } from '../domain/portfolio-files';
 import {
   assertMayChange,
+  assertMayCreate,
   changedFields,
   expectedRevision,
   type Expected,
@@ -227,7 +228,11 @@ export class PortfolioService {
 
   async create(user: Caller, rawBody: unknown): Promise<StoredPortfolio> {
     this.authorizeCreate(user);
+    // The category is judged from the body before its other values (DESIGN §13: 403 before 400).
+    const category = asObject(rawBody).category;
+    if (typeof category === 'string') assertMayCreate(user, category);
     const body = validateCreate(rawBody);
+    assertMayCreate(user, body.category);
     const record = newPortfolio(body, this.now());
     return this.repository
       .insert(record, this.meta(user, 'create', changedFields(null, record)))

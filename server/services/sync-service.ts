@@ -27,6 +27,7 @@ import type { LimitOptions } from '../config';
 import { assertFileLists, fileFromBlob, filesOf, type FileFacts } from '../domain/portfolio-files';
 import {
   assertMayChange,
+  assertMayCreate,
   changedFields as recordChanges,
   expectedRevision,
   newPortfolio,
@@ -279,6 +280,7 @@ export class SyncService {
   }
 
   private async attempt(user: Caller, replicaId: string, mutation: Mutation): Promise<Outcome> {
+    assertBlobNames(mutation.files ?? []);
     const pushed = this.checkedFields(mutation);
     await this.assertBlobs(mutation, pushed);
     const release = this.blobs.hold(mutation.files ?? []);
@@ -314,6 +316,7 @@ export class SyncService {
     if (await this.repository.getTrashed(mutation.portfolioId)) {
       throw new Rejection('ID_TAKEN', `The portfolioId "${mutation.portfolioId}" is in the trash.`);
     }
+    assertMayCreate(user, fields.category!);
     authorize(user, { category: fields.category! }, fields, null);
     const now = this.now();
     const fresh = newPortfolio(
@@ -877,4 +880,20 @@ function fieldNote(fields: string[]): string {
 
 function conflictNotFound(conflictId: string): ApiError {
   return new ApiError('CONFLICT_NOT_FOUND', `No open conflict "${conflictId}".`);
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A mutation's blob list names blobs by SHA-256 only: anything else refuses that mutation. */
+function assertBlobNames(files: string[]): void {
+  const bad = files.flatMap((sha, index) => (SHA256_HEX.test(sha) ? [] : [index]));
+  if (bad.length === 0) return;
+  throw new Rejection(
+    'VALIDATION_FAILED',
+    `files[${bad[0]}] is not a SHA-256: a blob is named by 64 lower-case hexadecimal digits.`,
+    bad.map((index) => ({
+      field: `files[${index}]`,
+      message: 'must be 64 lower-case hexadecimal digits',
+    })),
+  );
 }

@@ -44,7 +44,7 @@ export class UserService {
     return publicUser(user);
   }
 
-  /** A password change or a role change ends every session of that user. */
+  /** A password change or a role change ends every session and device token of that user. */
   async update(username: string, body: UpdateUserBody): Promise<User> {
     const passwordHash = body.password
       ? await hashPassword(body.password, this.config.scryptLogN)
@@ -61,7 +61,7 @@ export class UserService {
       modifiedTime: this.now(),
     };
     const endSessions = passwordHash !== undefined || next.role !== current.role;
-    await this.users.update(next, { endSessions });
+    await this.users.update(next, { endSessions, now: next.modifiedTime });
     return publicUser(next);
   }
 

@@ -148,8 +148,6 @@ export const MUTATION_STATUSES = [
 ] as const;
 export type MutationStatus = (typeof MUTATION_STATUSES)[number];
 
-const Sha256 = Sha256Schema;
-
 export const MutationSchema = Type.Object(
   {
     mutationId: Type.String({ minLength: 1, maxLength: 200 }),
@@ -174,9 +172,11 @@ export const MutationSchema = Type.Object(
       }),
     ),
     files: Type.Optional(
-      Type.Array(Sha256, {
+      // Checked per mutation (VALIDATION_FAILED for that mutation, not the whole batch).
+      Type.Array(Type.String({ maxLength: 1000, description: Sha256Schema.description }), {
         maxItems: 1000,
-        description: 'Every blob the fields reference; all must be on the hub',
+        description:
+          'Every blob the fields reference, by its lower-case hex SHA-256; all must be on the hub',
       }),
     ),
     resolveConflicts: Type.Optional(

@@ -9,7 +9,7 @@ describe('POST /api/v1/portfolio', () => {
   let viewer: string;
   beforeAll(async () => {
     s = await startTestServer({ auth: { signInRequestsPerMinute: 1000 } });
-    editor = await s.userSession('creator', 'editor', []);
+    editor = await s.userSession('creator', 'editor', ['Interior']);
     viewer = await s.userSession('looker', 'viewer');
   });
   afterAll(() => s.close());
@@ -145,9 +145,15 @@ describe('POST /api/v1/portfolio', () => {
     expect((await detail('alias-conflict')).status).toBe(404);
   });
 
-  it('lets editors create in any category; viewers get 403 and nothing is created', async () => {
-    const byEditor = await create(portfolioBody({ category: 'Anything' }), editor);
+  it('lets editors create only in the categories they may edit; viewers get 403 and nothing is created', async () => {
+    const byEditor = await create(portfolioBody({ category: 'Interior' }), editor);
     expect(byEditor.status).toBe(201);
+    const elsewhere = await create(
+      portfolioBody({ portfolioId: 'elsewhere', category: 'Anything' }),
+      editor,
+    );
+    expectError(elsewhere, 403, 'CATEGORY_NOT_ALLOWED');
+    expect((await detail('elsewhere')).status).toBe(404);
     const byViewer = await create(portfolioBody({ portfolioId: 'viewer-made' }), viewer);
     expectError(byViewer, 403, 'FORBIDDEN');
     expect((await detail('viewer-made')).status).toBe(404);

@@ -136,7 +136,16 @@ describe('sync hello and device tokens (DESIGN §10)', () => {
         body: { name: 'Child', replicaId: 'replica-d' },
       }),
       403,
-      'FORBIDDEN',
+      'DEVICE_TOKEN_NOT_ALLOWED',
+    );
+    // Refused before the body is parsed: a poisoned body learns nothing (403, not 400).
+    expectError(
+      await s.request('POST', '/api/v1/devices', {
+        session: bearer(device.body.token),
+        body: '{"__proto__":{}}',
+      }),
+      403,
+      'DEVICE_TOKEN_NOT_ALLOWED',
     );
   });
 
@@ -199,21 +208,152 @@ describe('sync hello and device tokens (DESIGN §10)', () => {
     );
   });
 
-  it('keeps devices through a password reset and applies a role change at once; deleting the user revokes them', async () => {
+  it("ends a device token on its user's password reset, role change and deletion", async () => {
     await s.userSession('dev-temp', 'editor', ['*']);
-    const session = await s.signIn('dev-temp', 'dev-temp-password');
-    const device = await s.request('POST', '/api/v1/devices', {
-      session,
-      body: { name: 'Temp', replicaId: 'replica-t' },
-    });
-    const token = bearer(device.body.token);
-    await s.request('PUT', '/api/v1/users/dev-temp', { body: { password: 'another-password' } });
+    const newDevice = async (replicaId: string) => {
+      const session = await s.signIn('dev-temp', 'dev-temp-password');
+      const device = await s.request('POST', '/api/v1/devices', {
+        session,
+        body: { name: 'Temp', replicaId },
+      });
+      expect(device.status).toBe(201);
+      const token = bearer(device.body.token);
+      expect((await s.request('GET', '/api/v1/changes', { session: token })).status).toBe(200);
+      return token;
+    };
+    const expectRevoked = async (token: string) =>
+      expectError(
+        await s.request('GET', '/api/v1/changes', { session: token }),
+        401,
+        'DEVICE_REVOKED',
+      );
+
+    let token = await newDevice('replica-t');
+    // A change of the categories alone keeps it.
+    await s.request('PUT', '/api/v1/users/dev-temp', { body: { allowEdit: ['Interior'] } });
     expect((await s.request('GET', '/api/v1/changes', { session: token })).status).toBe(200);
-    await s.request('PUT', '/api/v1/users/dev-temp', { body: { role: 'viewer' } });
-    expectError(await s.request('GET', '/api/v1/changes', { session: token }), 403, 'FORBIDDEN');
+    await s.request('PUT', '/api/v1/users/dev-temp', { body: { password: 'dev-temp-password' } });
+    await expectRevoked(token);
+
+    token = await newDevice('replica-t');
+    await s.request('PUT', '/api/v1/users/dev-temp', { body: { role: 'admin' } });
+    await expectRevoked(token);
+
+    token = await newDevice('replica-t');
     await s.request('DELETE', '/api/v1/users/dev-temp');
+    await expectRevoked(token);
+  });
+});
+
+describe('a device token is for sync only (DESIGN §2, §10)', () => {
+  let s: TestServer;
+  let adminToken: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    const device = await s.request('POST', '/api/v1/devices', {
+      body: { name: 'Admin laptop', replicaId: 'replica-admin' },
+    });
+    adminToken = `Bearer ${device.body.token}`;
+  });
+  afterAll(() => s.close());
+
+  it('reaches what a replica calls: feed, blobs, mutations, conflicts, its own session', async () => {
+    const session = adminToken;
+    const sha = 'a'.repeat(64);
+    expect((await s.request('GET', '/api/v1/changes?since=0', { session })).status).toBe(200);
+    const missing = await s.request('POST', '/api/v1/blobs/missing', {
+      session,
+      body: { sha256: [sha] },
+    });
+    expect(missing.body).toEqual({ missing: [sha] });
+    expect((await s.request('HEAD', `/api/v1/blobs/${sha}`, { session })).status).toBe(404);
+    expectError(await s.request('GET', `/api/v1/blobs/${sha}`, { session }), 404, 'BLOB_NOT_FOUND');
+    const pushed = await s.request('POST', '/api/v1/sync/mutations', {
+      session,
+      body: { replicaId: 'replica-admin', mutations: [] },
+    });
+    expect(pushed.status).toBe(200);
+    expect((await s.request('GET', '/api/v1/conflicts', { session })).status).toBe(200);
+    expect((await s.request('GET', '/api/v1/appauth', { session })).status).toBe(200);
+  });
+
+  it("an admin's device token cannot manage users, portfolios or devices: 403 before the body", async () => {
+    const session = adminToken;
+    const refused: Array<[string, string, unknown?]> = [
+      ['GET', '/api/v1/users'],
+      ['POST', '/api/v1/users', { username: 'intruder', password: 'intruder-pw', role: 'admin' }],
+      ['POST', '/api/v1/users', 'not json at all'],
+      ['PUT', '/api/v1/users/admin', { password: 'taken-over-1' }],
+      ['DELETE', '/api/v1/users/admin'],
+      ['GET', '/api/v1/portfolio'],
+      ['POST', '/api/v1/portfolio', { projectTitle: 'x' }],
+      ['GET', '/api/v1/devices'],
+      ['POST', '/api/v1/devices', { name: 'Child', replicaId: 'replica-child' }],
+      ['PUT', '/api/v1/sync/config', { hubUrl: 'http://x', username: 'a', password: 'b' }],
+    ];
+    for (const [method, path, body] of refused) {
+      const answer = await s.request(method, path, { session, body });
+      expectError(answer, 403, 'DEVICE_TOKEN_NOT_ALLOWED');
+    }
+    // Nothing changed: the admin's password still works, no user was made.
+    expect(await s.signIn('admin', 'admin-password-1')).toBeTruthy();
+    expectError(await s.request('GET', '/api/v1/users/intruder'), 404, 'USER_NOT_FOUND');
+  });
+
+  it('signs itself out: the token ends, the device is revoked', async () => {
+    const device = await s.request('POST', '/api/v1/devices', {
+      body: { name: 'Leaving', replicaId: 'replica-leaving' },
+    });
+    const token = `Bearer ${device.body.token}`;
+    expect((await s.request('DELETE', '/api/v1/appauth', { session: token })).status).toBe(204);
     expectError(
-      await s.request('GET', '/api/v1/appauth', { session: token }),
+      await s.request('GET', '/api/v1/changes', { session: token }),
+      401,
+      'DEVICE_REVOKED',
+    );
+  });
+});
+
+describe('a device token unused too long ends (DESIGN §10)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ auth: { deviceIdleMs: 1_500 } });
+  });
+  afterAll(() => s.close());
+
+  const device = async (replicaId: string) => {
+    const created = await s.request('POST', '/api/v1/devices', {
+      body: { name: replicaId, replicaId },
+    });
+    return `Bearer ${created.body.token}`;
+  };
+
+  it('keeps a device in use, ends one left idle, at its next use or by the sweep', async () => {
+    const used = await device('replica-used');
+    const idle = await device('replica-idle');
+    const swept = await device('replica-swept');
+    for (let i = 0; i < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await s.request('GET', '/api/v1/changes', { session: used })).status).toBe(200);
+    }
+    const answer = expectError(
+      await s.request('GET', '/api/v1/changes', { session: idle }),
+      401,
+      'DEVICE_REVOKED',
+    );
+    expect(answer.message).toMatch(/not used for a long time/);
+    await s.app.sessions.sweepExpired();
+    const listed = await s.request('GET', '/api/v1/devices');
+    expect(listed.body.devices.map((d: { replicaId: string }) => d.replicaId)).toEqual([
+      'replica-used',
+    ]);
+    expectError(
+      await s.request('GET', '/api/v1/changes', { session: swept }),
+      401,
+      'DEVICE_REVOKED',
+    );
+    expectError(
+      await s.request('GET', '/api/v1/changes', { session: idle }),
       401,
       'DEVICE_REVOKED',
     );

@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Create a portfolio
-         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409.
+         * @description Starts unpublished and active at revision 1. A client may send its own portfolioId; a taken id (live or in the trash) gives 409. An editor creates only in a category of its allowEdit (403 CATEGORY_NOT_ALLOWED, judged before the other fields).
          */
         post: operations["createPortfolio"];
         delete?: never;
@@ -502,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a password session for a device token
-         * @description Editors and admins, signed in with a password (not a device token). The token is shown once; the hub keeps only its SHA-256. It never expires by idleness and acts with the current rights of its user until revoked. A replica id held by a live device of another user is 409 REPLICA_ID_TAKEN; the caller's own older device for the same replica is revoked (the replica signed in again).
+         * @description Editors and admins, signed in with a password (not a device token). The token is shown once; the hub keeps only its SHA-256. It reaches only the sync endpoints (elsewhere 403 DEVICE_TOKEN_NOT_ALLOWED) and acts with the current rights of its user until revoked, its user's password or role changes, or it is unused for 90 days. A replica id held by a live device of another user is 409 REPLICA_ID_TAKEN; the caller's own older device for the same replica is revoked (the replica signed in again).
          */
         post: operations["createDevice"];
         delete?: never;
@@ -870,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1077,7 +1077,7 @@ export interface components {
             fields?: {
                 [key: string]: unknown;
             };
-            /** @description Every blob the fields reference; all must be on the hub */
+            /** @description Every blob the fields reference, by its lower-case hex SHA-256; all must be on the hub */
             files?: string[];
             /** @description Conflicts of this portfolio the replica resolved: the hub removes them too */
             resolveConflicts?: string[];
@@ -1558,6 +1558,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `INTERNAL`: Something went wrong on the server. */
             500: {
                 headers: {
@@ -1738,6 +1762,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "MALFORMED_JSON";
+                    };
+                };
+            };
             /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
@@ -1759,6 +1795,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "HOST_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -1820,6 +1892,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `INTERNAL`: Something went wrong on the server. */
             500: {
                 headers: {
@@ -1868,7 +1954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1876,7 +1962,31 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -1954,7 +2064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1962,7 +2072,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2065,8 +2175,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2134,7 +2258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2142,7 +2266,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2155,6 +2279,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "USER_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -2234,7 +2382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2242,7 +2390,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2352,7 +2500,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2508,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -2376,7 +2524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2532,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2400,6 +2548,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
             /** @description `LAST_ADMIN`: The last admin cannot be deleted or demoted. */
             409: {
                 headers: {
@@ -2409,6 +2569,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "LAST_ADMIN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -2472,7 +2656,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,6 +2665,20 @@ export interface operations {
             };
             /** @description `USER_NOT_FOUND`: No such user. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2556,7 +2754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2564,11 +2762,23 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
-            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs. */
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2576,7 +2786,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "RESPONSE_TOO_LARGE";
+                        code: "RESPONSE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -2656,7 +2866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2874,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2784,14 +2994,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs. */
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +3082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2873,7 +3090,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -2889,7 +3106,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs. */
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +3126,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "RESPONSE_TOO_LARGE";
+                        code: "RESPONSE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -2982,7 +3211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +3219,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3103,7 +3332,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +3340,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -3127,7 +3356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3364,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3151,6 +3380,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
             /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
             409: {
                 headers: {
@@ -3160,6 +3401,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -3228,7 +3493,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3242,7 +3507,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs. */
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `RESPONSE_TOO_LARGE`: The answer would inline too much file data; select fields without data, or fetch the files from their URLs.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3325,7 +3597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3333,7 +3605,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3483,7 +3755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3491,7 +3763,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3641,7 +3913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3649,7 +3921,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3829,7 +4101,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3837,7 +4109,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3850,6 +4122,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "PORTFOLIO_NOT_FOUND" | "FILE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -3921,7 +4217,7 @@ export interface operations {
                     "application/json": components["schemas"]["CoverFile"] | components["schemas"]["ListFile"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3929,7 +4225,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -3945,7 +4241,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3953,7 +4249,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -3969,6 +4265,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
             /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
             409: {
                 headers: {
@@ -3978,6 +4286,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -4083,7 +4415,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4092,6 +4424,20 @@ export interface operations {
             };
             /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`FILE_NOT_FOUND`: No such file. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4178,7 +4524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4186,7 +4532,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -4342,7 +4688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4350,7 +4696,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -4363,6 +4709,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "PORTFOLIO_NOT_FOUND" | "FILE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -4458,7 +4828,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4467,6 +4837,20 @@ export interface operations {
             };
             /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`FILE_NOT_FOUND`: No such file. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4544,7 +4928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4552,7 +4936,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -4565,6 +4949,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -4631,7 +5039,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4640,6 +5048,20 @@ export interface operations {
             };
             /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4709,7 +5131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4717,7 +5139,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -4730,6 +5152,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "PORTFOLIO_NOT_FOUND" | "REVISION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -4795,7 +5241,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,6 +5250,20 @@ export interface operations {
             };
             /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`REVISION_NOT_FOUND`: No such revision of this portfolio is kept. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4882,7 +5342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4890,7 +5350,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5027,7 +5487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5035,7 +5495,31 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -5100,8 +5584,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5178,7 +5676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5186,7 +5684,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5296,7 +5794,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5304,7 +5802,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -5320,7 +5818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5328,7 +5826,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5341,6 +5839,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5430,6 +5964,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
             /** @description `RESYNC_REQUIRED`: Changes that old are no longer known; start again from since=0. */
             410: {
                 headers: {
@@ -5439,6 +5985,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "RESYNC_REQUIRED";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -5511,8 +6069,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `RESYNC_REQUIRED`: Changes that old are no longer known; start again from since=0. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5566,7 +6138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5574,7 +6146,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5587,6 +6159,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -5664,7 +6260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5672,7 +6268,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5804,6 +6400,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "MALFORMED_JSON";
+                    };
+                };
+            };
             /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
             401: {
                 headers: {
@@ -5816,7 +6424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5824,7 +6432,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5837,6 +6445,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5891,7 +6535,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5900,6 +6544,20 @@ export interface operations {
             };
             /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5941,7 +6599,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRoundSummary"];
                 };
             };
-            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub. */
+            /** @description `HUB_UNREACHABLE`: The hub cannot be reached; check its address and the network.<br>`HUB_NOT_PORTFOLIO`: That address is not a Portfolio Manager server.<br>`HUB_TOO_OLD`: The hub is too old for this app; update the hub.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5949,7 +6607,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD";
+                        code: "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -5965,7 +6623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5973,7 +6631,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -5989,6 +6647,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
             /** @description `SYNC_REPLICA_ID_TAKEN`: Another device syncs with this replica id; sign in again. */
             409: {
                 headers: {
@@ -5998,6 +6668,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "SYNC_REPLICA_ID_TAKEN";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6083,7 +6777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6091,7 +6785,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -6104,6 +6798,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "SYNC_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -6158,7 +6876,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6167,6 +6885,20 @@ export interface operations {
             };
             /** @description `SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6220,6 +6952,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `INTERNAL`: Something went wrong on the server. */
             500: {
                 headers: {
@@ -6266,6 +7022,20 @@ export interface operations {
             };
             /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6334,7 +7104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +7112,31 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -6420,7 +7214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6428,7 +7222,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -6541,8 +7335,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6584,7 +7392,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_FAILED`: The request is not valid. */
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6592,7 +7400,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
                     };
                 };
             };
@@ -6608,7 +7416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6616,7 +7424,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -6629,6 +7437,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "DEVICE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6851,6 +7695,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `INTERNAL`: Something went wrong on the server. */
             500: {
                 headers: {
@@ -6914,6 +7782,20 @@ export interface operations {
             };
             /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7005,6 +7887,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `INTERNAL`: Something went wrong on the server. */
             500: {
                 headers: {
@@ -7074,6 +7980,20 @@ export interface operations {
             };
             /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7150,7 +8070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7158,7 +8078,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
                     };
                 };
             };
@@ -7480,6 +8400,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description `RANGE_NOT_SATISFIABLE`: The requested byte range lies outside the file. */
             416: {
                 headers: {
@@ -7731,6 +8675,20 @@ export interface operations {
                 headers: {
                     /** @description Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…` */
                     "Upload-Offset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -72,10 +72,15 @@ export class EmbeddedUserRepository implements UserRepository {
     return true;
   }
 
-  update(user: UserRecord, options: { endSessions?: boolean } = {}): Promise<void> {
+  update(user: UserRecord, options: { endSessions?: boolean; now?: number } = {}): Promise<void> {
     return this.store.commit([
       { type: 'put', col: 'users', key: user.username, value: user },
-      ...(options.endSessions ? this.endSessionsOps(user.username) : []),
+      ...(options.endSessions
+        ? [
+            ...this.endSessionsOps(user.username),
+            ...this.revokeDevicesOps(user.username, options.now ?? Date.now()),
+          ]
+        : []),
     ]);
   }
 
@@ -168,6 +173,19 @@ export class EmbeddedUserRepository implements UserRepository {
     return session !== undefined && isDevice(session) && session.revokedTime !== undefined;
   }
 
+  async revokeIdleDevices(now: number, idleMs: number): Promise<number> {
+    const ops: Op[] = this.liveDevices()
+      .filter(([, device]) => now - device.lastSeen > idleMs)
+      .map(([key, device]) => ({
+        type: 'put',
+        col: 'sessions',
+        key,
+        value: { ...device, revokedTime: now },
+      }));
+    if (ops.length > 0) await this.store.commit(ops);
+    return ops.length;
+  }
+
   async attempts(key: string): Promise<AttemptCount | undefined> {
     const entry = this.failures.get(key);
     return entry && { ...entry };
@@ -199,7 +217,7 @@ export class EmbeddedUserRepository implements UserRepository {
     return pruned;
   }
 
-  /** Ops that end every session of `username`; their devices stay (revoked explicitly). */
+  /** Ops that end every session of `username`; their devices are revoked by revokeDevicesOps. */
   private endSessionsOps(username: string): Op[] {
     const ops: Op[] = [];
     for (const [key, session] of this.store.collection<SessionRecord>('sessions')) {
@@ -209,7 +227,7 @@ export class EmbeddedUserRepository implements UserRepository {
     return ops;
   }
 
-  /** Ops that revoke every live device of `username` (a deleted user's devices never come back). */
+  /** Ops that revoke every live device of `username` (a revoked device never comes back). */
   private revokeDevicesOps(username: string, now: number): Op[] {
     return this.liveDevices()
       .filter(([, device]) => device.username === username)

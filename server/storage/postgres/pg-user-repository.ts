@@ -80,13 +80,20 @@ export class PgUserRepository implements UserRepository {
     return rowCount === 1;
   }
 
-  async update(user: UserRecord, options: { endSessions?: boolean } = {}): Promise<void> {
-    // Any change of a user is noticed: sessions cached elsewhere carry the user's role and rights.
+  async update(
+    user: UserRecord,
+    options: { endSessions?: boolean; now?: number } = {},
+  ): Promise<void> {
+    // Any change of a user is noticed: sessions and devices cached elsewhere carry the user's
+    // role and rights, and the notice drops every one of them there.
     await this.pool.query(
       `WITH changed AS (
          UPDATE users SET role = $2, record = $3 WHERE username = $1 RETURNING username
        ), ended AS (
          DELETE FROM sessions WHERE $4 AND username IN (SELECT username FROM changed)
+       ), revoked AS (
+         UPDATE devices SET revoked_time = $6
+         WHERE $4 AND revoked_time IS NULL AND username IN (SELECT username FROM changed)
        )
        SELECT pg_notify('${CHANGES_CHANNEL}', $5) FROM changed`,
       [
@@ -95,6 +102,7 @@ export class PgUserRepository implements UserRepository {
         JSON.stringify(user),
         options.endSessions === true,
         userNotice(user.username),
+        options.now ?? Date.now(),
       ],
     );
     this.cache?.dropUser(user.username);
@@ -277,6 +285,21 @@ export class PgUserRepository implements UserRepository {
       [hash],
     );
     return rowCount === 1;
+  }
+
+  async revokeIdleDevices(now: number, idleMs: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH ended AS (
+         UPDATE devices SET revoked_time = $1
+         WHERE revoked_time IS NULL AND last_seen < $1::bigint - $2::bigint
+         RETURNING id_hash
+       )
+       ${NOTIFY_ENDED}`,
+      [now, idleMs],
+    );
+    const ended = rows[0]!.n;
+    if (ended > 0) this.cache?.clear();
+    return ended;
   }
 
   async attempts(key: string): Promise<AttemptCount | undefined> {

@@ -286,26 +286,60 @@ export function userRepositoryContract(
       expect(new Set(live.map((d) => d.username)).size).toBe(1);
     });
 
-    it('sweeps, sign-outs and password resets leave devices; deleting the user revokes them', async () => {
+    it('sweeps and sign-outs leave devices; a password or role change and deleting the user revoke them', async () => {
       const users = await open();
       await users.insert(user('amy'));
+      await users.insert(user('bob'));
       await users.saveSession('s-amy', session('amy'));
       await users.createDevice('d-amy', device('amy', 'dev-a', 'rep-a'));
+      await users.createDevice('d-amy2', device('amy', 'dev-a2', 'rep-a2'));
+      await users.createDevice('d-bob', device('bob', 'dev-b', 'rep-b'));
       // Far past any session's lifetime and idle time: the session goes, the device stays.
       expect(await users.deleteExpiredSessions(T0 + 1000 * MINUTE, 30 * MINUTE)).toBe(1);
       await users.deleteSessions(['d-amy']);
-      await users.update({ ...user('amy'), passwordHash: 'new' }, { endSessions: true });
+      // A change that ends no sessions (allowEdit, say) keeps the devices.
+      await users.update({ ...user('amy'), allowEdit: ['*'] });
       expect((await users.findSession('d-amy'))?.session.deviceId).toBe('dev-a');
-      expect((await users.findSession('d-amy'))?.user.passwordHash).toBe('new');
+      expect((await users.findSession('d-amy'))?.user.allowEdit).toEqual(['*']);
 
-      expect(await users.delete('amy', T0 + 2000 * MINUTE)).toBe(true);
+      // A password reset (or role change) revokes every live device of that user, only theirs.
+      await users.update(
+        { ...user('amy'), passwordHash: 'new' },
+        { endSessions: true, now: T0 + 1500 * MINUTE },
+      );
       expect(await users.findSession('d-amy')).toBeUndefined();
+      expect(await users.findSession('d-amy2')).toBeUndefined();
       expect(await users.isRevokedDevice('d-amy')).toBe(true);
-      expect(await users.listDevices()).toEqual([]);
+      expect(await users.listDevices('amy')).toEqual([]);
+      expect((await users.findSession('d-bob'))?.session.deviceId).toBe('dev-b');
+
+      await users.createDevice('d-amy3', device('amy', 'dev-a3', 'rep-a', T0 + 1600 * MINUTE));
+      expect(await users.delete('amy', T0 + 2000 * MINUTE)).toBe(true);
+      expect(await users.findSession('d-amy3')).toBeUndefined();
+      expect(await users.isRevokedDevice('d-amy3')).toBe(true);
+      expect(await users.listDevices('amy')).toEqual([]);
       // A new user of the same name never inherits them.
       await users.insert(user('amy'));
       expect(await users.findSession('d-amy')).toBeUndefined();
       expect(await users.listDevices('amy')).toEqual([]);
+    });
+
+    it('revokes devices unused for longer than the idle time, and only those', async () => {
+      const users = await open();
+      await users.insert(user('amy'));
+      await users.createDevice('d-old', device('amy', 'dev-old', 'rep-1'));
+      await users.createDevice('d-used', device('amy', 'dev-used', 'rep-2'));
+      await users.createDevice('d-new', device('amy', 'dev-new', 'rep-3', T0 + 50 * MINUTE));
+      // The last use is stored: a device in use stays live.
+      await users.touchSession('d-used', T0 + 80 * MINUTE);
+      expect((await users.getDevice('dev-used'))?.lastSeen).toBe(T0 + 80 * MINUTE);
+      expect(await users.revokeIdleDevices(T0 + 100 * MINUTE, 60 * MINUTE)).toBe(1);
+      expect(await users.findSession('d-old')).toBeUndefined();
+      expect(await users.isRevokedDevice('d-old')).toBe(true);
+      expect((await users.findSession('d-used'))?.session.deviceId).toBe('dev-used');
+      expect((await users.findSession('d-new'))?.session.deviceId).toBe('dev-new');
+      expect((await users.listDevices()).map((d) => d.deviceId)).toEqual(['dev-used', 'dev-new']);
+      expect(await users.revokeIdleDevices(T0 + 100 * MINUTE, 60 * MINUTE)).toBe(0);
     });
 
     it('devices are durable, revoked ones too', async () => {
