@@ -183,10 +183,6 @@ export default async function blobRoutes(app: FastifyInstance) {
       const piece = pieceOf(request, app.config.limits.fileBytes);
       const body = rawBodyOf(request) ?? Readable.from([]);
       const result = await readRawBody(body, (stream) => service.upload(sha256, stream, piece));
-      if (result.status === 'existed' && !body.readableEnded) {
-        // Known already: the rest of the body is not worth reading.
-        void reply.header('connection', 'close');
-      }
       if (result.status === 'partial') {
         return reply
           .status(202)
