@@ -156,6 +156,36 @@ describe('early refusals close their connection', () => {
     await expectClosedAfter(answer, connection);
   });
 
+  it('a multipart pixel bomb sent whole, then the next request on that connection', async () => {
+    const { type, body } = multipart(
+      'bomb.png',
+      Buffer.concat([fixtures.pixelBomb(), Buffer.alloc(2 * MB)]),
+    );
+    const connection = await open();
+    await connection.write(
+      requestHead('POST', `/api/v1/portfolio/${portfolioId}/draftingProcess`, {
+        'Content-Type': type,
+        'Content-Length': String(body.length),
+      }),
+    );
+    void connection.write(body).catch(() => {});
+    const answer = await connection.answer();
+    expect(answer.status).toBe(413);
+    // As a browser does once its request is sent: the next one on the same connection.
+    void connection
+      .write(requestHead('GET', `/api/v1/portfolio/${portfolioId}`, {}))
+      .catch(() => {});
+    const next = await Promise.race([
+      connection.answer().then(
+        (second) => second.status,
+        () => 'closed',
+      ),
+      connection.whenClosed.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('stalled'), 1000)),
+    ]);
+    expect(['closed', 200]).toContain(next);
+  });
+
   it('a multipart upload too large by its Content-Length, before a byte of it is read', async () => {
     const connection = await open();
     await connection.write(
