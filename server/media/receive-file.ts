@@ -106,8 +106,7 @@ export function tooLarge(maxBytes: number): ApiError {
   );
 }
 
-/** A size in words: `50 MB`, or `300 bytes` below a megabyte. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : `${bytes} bytes`;
 }
 

@@ -8,7 +8,7 @@ import {
 import { ApiError } from '../errors';
 import { KeyedSerialQueue } from '../lib/keyed-serial-queue';
 import { SerialQueue } from '../lib/serial-queue';
-import { formatBytes, tooLarge } from '../media/receive-file';
+import { tooLarge } from '../media/receive-file';
 import type { BlobStore, Release } from '../storage/blob-store';
 import type { PartialUploads } from '../storage/partial-uploads';
 import type { UploadLedger } from '../storage/upload-ledger';
@@ -235,17 +235,23 @@ function quotaError(refusal: Admission & { admitted: false }): ApiError {
     case 'userBytes':
       return new ApiError(
         'UPLOAD_QUOTA_EXCEEDED',
-        `Your uploads not yet used by any portfolio would pass ${formatBytes(refusal.limit)}` +
-          (refusal.used > 0 ? ` (${formatBytes(refusal.used)} are waiting already)` : '') +
+        `Your uploads not yet used by any portfolio would pass ${inWords(refusal.limit)}` +
+          (refusal.used > 0 ? ` (${inWords(refusal.used)} are waiting already)` : '') +
           `. ${waitingWords}`,
       );
     case 'totalBytes':
       return new ApiError(
         'UPLOAD_SPACE_FULL',
         `The server's room for uploads not yet used by any portfolio (` +
-          `${formatBytes(refusal.limit)} for everyone) is full. ${waitingWords} Try again later.`,
+          `${inWords(refusal.limit)} for everyone) is full. ${waitingWords} Try again later.`,
       );
   }
+}
+
+/** A size as people say it: `1.5 MB`, `600 KB`. */
+function inWords(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function offsetMismatch(kept: number, sent: number): ApiError {
