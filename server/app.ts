@@ -10,6 +10,7 @@ import { frameworkErrors } from './http/framework-errors';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
 import blobStore from './plugins/blob-store';
+import closeUnreadBodies from './plugins/close-unread-bodies';
 import errorHandler from './plugins/error-handler';
 import loopbackHost from './plugins/loopback-host';
 import serveRenderer from './plugins/serve-renderer';
@@ -84,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // External plugins and cross-cutting behaviour.
   await app.register(errorHandler);
+  await app.register(closeUnreadBodies);
   await app.register(validation);
   await app.register(loopbackHost, { enabled: () => app.config.loopbackOnly });
   await app.register(multipart, {

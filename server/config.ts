@@ -50,6 +50,27 @@ export interface LimitOptions {
   inlineBytes: number;
 }
 
+/**
+ * Bounds on what blob uploads for sync may keep on disk before a change uses it (issue 24, point
+ * 4): partial uploads and whole blobs nothing refers to yet. Beyond a user's bound: 413; beyond
+ * the server's: 507.
+ */
+export interface UploadQuotaOptions {
+  /** Bytes one user's waiting uploads may take. Default 256 MB, or PORTFOLIO_UPLOAD_QUOTA_USER_MB. */
+  userBytes: number;
+  /** Unfinished uploads one user may keep. Default 50, or PORTFOLIO_UPLOAD_QUOTA_USER_PARTIALS. */
+  userPartials: number;
+  /** Bytes everyone's waiting uploads may take. Default 2 GB, or PORTFOLIO_UPLOAD_QUOTA_TOTAL_MB. */
+  totalBytes: number;
+  /**
+   * A partial upload untouched this long is removed (checked every tenth of it, at most every
+   * 10 minutes). Default 1 h, or PORTFOLIO_PARTIAL_UPLOAD_IDLE_MINUTES.
+   */
+  partialIdleMs: number;
+  /** How long a whole blob nothing refers to waits for the change that will. Default 1 h. */
+  unreferencedKeepMs: number;
+}
+
 /** Node's limits on a request's arrival; a client trickling bytes is cut with 408. */
 export interface TimeoutOptions {
   /** The whole request, headers and body, must arrive within this. Default 120 s. */
@@ -110,6 +131,7 @@ export interface AppOptions {
    * Default 10 minutes (longer than a request may take).
    */
   sharedBlobGraceMs?: number;
+  uploads?: Partial<UploadQuotaOptions>;
   /** This instance as a sync replica (DESIGN §10): token sealing, round timing, `--hub`. */
   sync?: SyncAppOptions;
 }
@@ -127,6 +149,7 @@ export interface ResolvedConfig {
   history: HistoryOptions;
   trash: TrashOptions;
   sharedBlobGraceMs: number;
+  uploads: UploadQuotaOptions;
 }
 
 const SECOND = 1000;
@@ -183,6 +206,19 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
     history: { enabled: true, keepDays: 90, keepNewest: 50, ...options.history },
     trash: { keepDays: 30, ...options.trash },
     sharedBlobGraceMs: options.sharedBlobGraceMs ?? 10 * MINUTE,
+    uploads: { ...uploadQuotaFromEnv(process.env), ...options.uploads },
+  };
+}
+
+/** The upload quota, from the environment where set (see UploadQuotaOptions). */
+function uploadQuotaFromEnv(env: Record<string, string | undefined>): UploadQuotaOptions {
+  const idleMinutes = countFromEnv(env, 'PORTFOLIO_PARTIAL_UPLOAD_IDLE_MINUTES', 'minutes', 1);
+  return {
+    userBytes: megabytesFromEnv('PORTFOLIO_UPLOAD_QUOTA_USER_MB') ?? 256 * MB,
+    userPartials: countFromEnv(env, 'PORTFOLIO_UPLOAD_QUOTA_USER_PARTIALS', 'uploads', 1) ?? 50,
+    totalBytes: megabytesFromEnv('PORTFOLIO_UPLOAD_QUOTA_TOTAL_MB') ?? 2048 * MB,
+    partialIdleMs: (idleMinutes ?? 60) * MINUTE,
+    unreferencedKeepMs: 60 * MINUTE,
   };
 }
 

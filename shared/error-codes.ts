@@ -60,6 +60,10 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },
   IMAGE_TOO_LARGE: { statusCode: 413, message: 'The image has too many pixels.' },
+  UPLOAD_QUOTA_EXCEEDED: {
+    statusCode: 413,
+    message: 'You have too many uploads waiting for a change that uses them.',
+  },
   RESPONSE_TOO_LARGE: {
     statusCode: 413,
     message:
@@ -118,6 +122,10 @@ export const ERROR_CODES = {
     message: 'This storage backend cannot be a sync replica.',
   },
   DISK_FULL: { statusCode: 507, message: 'The disk is full; free some space and try again.' },
+  UPLOAD_SPACE_FULL: {
+    statusCode: 507,
+    message: 'The server has no room for more uploads right now; try again later.',
+  },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

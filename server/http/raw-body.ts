@@ -31,8 +31,8 @@ export function rawBodyOf(request: FastifyRequest): Readable | undefined {
 /**
  * Reads a raw body through `read`, which may destroy the stream it is given when it refuses the
  * body (over a limit, a pixel bomb) without destroying the request, and so the connection: the
- * refusal can still be answered. That answer then closes the connection (`Connection: close`)
- * rather than reading the rest of a body nobody wants.
+ * refusal can still be answered. That answer then closes the connection rather than reading the
+ * rest of a body nobody wants (plugins/close-unread-bodies.ts).
  */
 export async function readRawBody<T>(
   body: Readable,
@@ -43,7 +43,6 @@ export async function readRawBody<T>(
     return await read(stream);
   } catch (error) {
     stream.destroy();
-    if (!body.readableEnded && error instanceof ApiError) error.headers.connection = 'close';
     throw error;
   }
 }

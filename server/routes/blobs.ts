@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Sha256Schema } from '../../shared';
 import { ApiError } from '../errors';
+import { caller } from '../plugins/auth';
 import {
   acceptRawBodies,
   declaredLength,
@@ -164,7 +165,10 @@ export default async function blobRoutes(app: FastifyInstance) {
           'Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another ' +
           'N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the ' +
           'SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, ' +
-          'or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset.',
+          'or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset. ' +
+          'Uploads wait (partial, or whole and unused) until a change uses them, within a quota: ' +
+          "beyond the caller's bytes or unfinished uploads 413 UPLOAD_QUOTA_EXCEEDED, beyond " +
+          "everyone's bytes 507 UPLOAD_SPACE_FULL (docs/deploy.md).",
         consumes: ['application/octet-stream'],
         params: Sha256ParamsSchema,
         headers: BlobUploadHeadersSchema,
@@ -175,7 +179,7 @@ export default async function blobRoutes(app: FastifyInstance) {
           202: json(BlobUploadSchema, 'Kept as a partial upload; continue at Upload-Offset', {
             ...UPLOAD_OFFSET,
           }),
-          ...errors('BLOB_HASH_MISMATCH'),
+          ...errors('BLOB_HASH_MISMATCH', 'UPLOAD_QUOTA_EXCEEDED', 'UPLOAD_SPACE_FULL'),
           ...forbidden,
           ...withUploadOffset(errors('UPLOAD_OFFSET_MISMATCH'), 409),
         },
@@ -185,11 +189,10 @@ export default async function blobRoutes(app: FastifyInstance) {
       const { sha256 } = request.params;
       const piece = pieceOf(request, app.config.limits.fileBytes);
       const body = rawBodyOf(request) ?? Readable.from([]);
-      const result = await readRawBody(body, (stream) => service.upload(sha256, stream, piece));
-      if (result.status === 'existed' && !body.readableEnded) {
-        // Known already: the rest of the body is not worth reading.
-        void reply.header('connection', 'close');
-      }
+      const uploader = caller(request).user.username;
+      const result = await readRawBody(body, (stream) =>
+        service.upload(sha256, stream, piece, uploader),
+      );
       if (result.status === 'partial') {
         return reply
           .status(202)

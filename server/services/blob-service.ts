@@ -1,9 +1,17 @@
 import type { Readable } from 'node:stream';
+import {
+  admitUpload,
+  type Admission,
+  type QuotaLimits,
+  type Waiting,
+} from '../domain/upload-quota';
 import { ApiError } from '../errors';
 import { KeyedSerialQueue } from '../lib/keyed-serial-queue';
+import { SerialQueue } from '../lib/serial-queue';
 import { tooLarge } from '../media/receive-file';
 import type { BlobStore, Release } from '../storage/blob-store';
 import type { PartialUploads } from '../storage/partial-uploads';
+import type { UploadLedger } from '../storage/upload-ledger';
 
 export interface BlobServiceOptions {
   blobs: BlobStore;
@@ -14,6 +22,10 @@ export interface BlobServiceOptions {
   maxBytes: number;
   /** How long a blob uploaded or found present waits for the change that refers to it. */
   keepUnreferencedMs: number;
+  /** Who uploaded what, for the quota. */
+  ledger: UploadLedger;
+  /** What uploads may keep before a change uses it, per user and in all. */
+  quota: QuotaLimits;
 }
 
 /** Where the bytes of one PUT go: `Content-Range: bytes start-end/total`, or the whole blob. */
@@ -37,6 +49,13 @@ export class BlobService {
   private readonly uploads = new KeyedSerialQueue();
   /** The upload of each blob being received now, settled when it ends (well or not). */
   private readonly receiving = new Map<string, Promise<unknown>>();
+  /**
+   * Uploads admitted in this process and still running, with the bytes each may reach: counted
+   * in the quota with what is on disk, so that uploads started together cannot all pass it.
+   * Admission runs one at a time.
+   */
+  private readonly admitted = new Map<string, Waiting>();
+  private readonly admission = new SerialQueue();
 
   constructor(private readonly options: BlobServiceOptions) {}
 
@@ -74,7 +93,12 @@ export class BlobService {
    * (fsync'd) even when the connection is cut. Once the blob is complete its SHA-256 is checked:
    * a mismatch drops the partial (400); a match moves it into the blob store, durably.
    */
-  async upload(sha256: string, body: Readable, piece: Piece): Promise<UploadResult> {
+  async upload(
+    sha256: string,
+    body: Readable,
+    piece: Piece,
+    uploader: string,
+  ): Promise<UploadResult> {
     const { maxBytes } = this.options;
     if ((piece.total ?? 0) > maxBytes) throw tooLarge(maxBytes);
     const existing = await this.options.blobs.sizeOf(sha256);
@@ -83,32 +107,69 @@ export class BlobService {
       return { status: 'existed', size: existing };
     }
     return this.uploads.run(sha256, async () => {
-      const upload = this.continueUpload(sha256, body, piece);
+      const room = await this.admit(sha256, piece, uploader);
+      const upload = this.continueUpload(sha256, body, piece, room);
       const settled = upload.catch(() => {});
       this.receiving.set(sha256, settled);
       try {
         return await upload;
       } finally {
+        this.admitted.delete(sha256);
         if (this.receiving.get(sha256) === settled) this.receiving.delete(sha256);
       }
     });
   }
 
-  private async continueUpload(sha256: string, body: Readable, piece: Piece) {
+  /**
+   * Refuses the upload when the blob would not fit the quota beside what is waiting (413 for the
+   * uploader's bound, 507 for everyone's); else notes who sends it and answers the most bytes it
+   * may have (a body of unknown length is stopped there).
+   */
+  private admit(sha256: string, piece: Piece, uploader: string) {
+    return this.admission.run(async () => {
+      const waiting = new Map<string, Waiting>();
+      for (const blob of await this.options.ledger.pending()) waiting.set(blob.sha256, blob);
+      for (const [sha, running] of this.admitted) {
+        const onDisk = waiting.get(sha);
+        if (!onDisk || onDisk.bytes < running.bytes) waiting.set(sha, running);
+      }
+      const admission = admitUpload(
+        waiting.values(),
+        { uploader, sha256, bytes: piece.total },
+        this.options.quota,
+      );
+      if (!admission.admitted) throw quotaError(admission);
+      const bytes = Math.min(piece.total ?? this.options.maxBytes, admission.room);
+      this.admitted.set(sha256, { sha256, bytes, partial: true, uploaders: [uploader] });
+      await this.options.ledger.mark(uploader, sha256);
+      return admission;
+    });
+  }
+
+  private async continueUpload(
+    sha256: string,
+    body: Readable,
+    piece: Piece,
+    room: Admission & { admitted: true },
+  ) {
     const { blobs, partials, maxBytes } = this.options;
     const kept = await partials.offset(sha256);
     if (piece.kind === 'range' && piece.start !== kept) throw offsetMismatch(kept, piece.start);
     const offset = piece.kind === 'range' ? piece.start : 0;
-    const limit = piece.kind === 'range' ? piece.end + 1 : (piece.total ?? maxBytes);
+    const limit =
+      piece.kind === 'range' ? piece.end + 1 : (piece.total ?? Math.min(maxBytes, room.room));
     let appended;
     try {
       appended = await partials.append(sha256, body, {
         offset,
         limit,
-        tooMuch: () =>
-          piece.kind === 'range' || piece.total !== undefined
-            ? new ApiError('VALIDATION_FAILED', 'The body has more bytes than it declared.')
-            : tooLarge(maxBytes),
+        tooMuch: () => {
+          if (piece.kind === 'range' || piece.total !== undefined)
+            return new ApiError('VALIDATION_FAILED', 'The body has more bytes than it declared.');
+          return room.room < maxBytes
+            ? quotaError({ ...room, admitted: false })
+            : tooLarge(maxBytes);
+        },
       });
     } catch (error) {
       // Bytes beyond what was declared make the whole partial suspect; a cut keeps it.
@@ -157,6 +218,40 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<voi
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** The refusal of an upload beyond the quota, in words a curator (or replica) can act on. */
+function quotaError(refusal: Admission & { admitted: false }): ApiError {
+  const waitingWords =
+    'Uploads wait here until a change that uses them is sent; unused ones are removed within ' +
+    'an hour.';
+  switch (refusal.bound) {
+    case 'userPartials':
+      return new ApiError(
+        'UPLOAD_QUOTA_EXCEEDED',
+        `You have ${refusal.used} unfinished uploads, and at most ${refusal.limit} may wait at ` +
+          `once. Finish them, or wait an hour for those left untouched to be removed.`,
+      );
+    case 'userBytes':
+      return new ApiError(
+        'UPLOAD_QUOTA_EXCEEDED',
+        `Your uploads not yet used by any portfolio would pass ${inWords(refusal.limit)}` +
+          (refusal.used > 0 ? ` (${inWords(refusal.used)} are waiting already)` : '') +
+          `. ${waitingWords}`,
+      );
+    case 'totalBytes':
+      return new ApiError(
+        'UPLOAD_SPACE_FULL',
+        `The server's room for uploads not yet used by any portfolio (` +
+          `${inWords(refusal.limit)} for everyone) is full. ${waitingWords} Try again later.`,
+      );
+  }
+}
+
+/** A size as people say it: `1.5 MB`, `600 KB`. */
+function inWords(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function offsetMismatch(kept: number, sent: number): ApiError {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PartialUploads } from '../storage/partial-uploads';
+import { UploadLedger } from '../storage/upload-ledger';
 import { BlobService } from './blob-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
@@ -80,17 +81,32 @@ export const syncServicePlugin = fp(
   { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
 );
 
-const HOUR_MS = 60 * 60 * 1000;
-/** A partial blob upload untouched this long is given up (issue 16). */
-const PARTIAL_UPLOAD_MAX_AGE_MS = 24 * HOUR_MS;
+/** A mark in the upload ledger younger than this counts though its upload wrote nothing yet. */
+const LEDGER_GRACE_MS = 10 * 60 * 1000;
+/** The most time between two sweeps of idle partial uploads. */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /**
- * The blob use cases over the blob store, with partial uploads kept under `<dataDir>/blobs/partial/`;
- * partials untouched for a day are removed at start and then hourly.
+ * The blob use cases over the blob store, with partial uploads kept under
+ * `<dataDir>/blobs/partial/` and who uploaded what under `<dataDir>/blobs/uploaders/` (beside the
+ * blobs: every instance sharing them sees it). Partials left idle (an hour by default) are
+ * removed at start and then every tenth of that, at most every 10 minutes; the ledger drops the
+ * marks of blobs now used or gone on the same pass.
  */
 export const blobServicePlugin = fp(
   async function blobService(app: FastifyInstance) {
+    const { uploads } = app.config;
     const partials = await PartialUploads.open(join(app.config.dataDir, 'blobs', 'partial'));
+    const ledger = await UploadLedger.open(
+      join(app.config.dataDir, 'blobs', 'uploaders'),
+      {
+        partialSize: (sha256) => partials.size(sha256),
+        blobSize: (sha256) => app.blobStore.sizeOf(sha256),
+        isReferenced: async (sha256) => app.portfolios.isBlobReferenced(sha256),
+        partials: () => partials.list(),
+      },
+      LEDGER_GRACE_MS,
+    );
     app.decorate(
       'blobService',
       new BlobService({
@@ -98,20 +114,23 @@ export const blobServicePlugin = fp(
         partials,
         isReferenced: async (sha256) => app.portfolios.isBlobReferenced(sha256),
         maxBytes: app.config.limits.fileBytes,
-        keepUnreferencedMs: HOUR_MS,
+        keepUnreferencedMs: uploads.unreferencedKeepMs,
+        ledger,
+        quota: uploads,
       }),
     );
-    const removeStale = () =>
+    const sweep = () =>
       partials
-        .removeOlderThan(PARTIAL_UPLOAD_MAX_AGE_MS)
-        .then((removed) => {
-          if (removed > 0) app.log.info(`Removed ${removed} partial blob upload(s) a day old`);
+        .removeOlderThan(uploads.partialIdleMs)
+        .then(async (removed) => {
+          if (removed > 0) app.log.info(`Removed ${removed} idle partial blob upload(s)`);
+          await ledger.pending();
         })
         .catch((error: unknown) => app.log.error({ err: error }, 'partial upload cleanup failed'));
     let timer: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
-      await removeStale();
-      timer = setInterval(() => void removeStale(), HOUR_MS);
+      await sweep();
+      timer = setInterval(() => void sweep(), Math.min(uploads.partialIdleMs / 10, SWEEP_EVERY_MS));
       timer.unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));

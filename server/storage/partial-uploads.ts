@@ -29,7 +29,7 @@ export interface Appended {
 /**
  * Blob uploads under way, kept between requests so that an upload cut short can be continued:
  * `<dir>/<sha256>`, one file per blob, whatever was received of it, fsync'd. Partials outlive a
- * restart (unlike the blob store's temp files); one untouched for a day is removed.
+ * restart (unlike the blob store's temp files); one left untouched for a while is removed.
  */
 export class PartialUploads {
   private constructor(readonly dir: string) {}
@@ -46,13 +46,23 @@ export class PartialUploads {
 
   /** How many bytes of the blob are kept (0 when none). */
   async offset(sha256: string): Promise<number> {
+    return (await this.size(sha256)) ?? 0;
+  }
+
+  /** How many bytes of the blob are kept, or undefined when no upload of it is. */
+  async size(sha256: string): Promise<number | undefined> {
     return stat(this.pathOf(sha256)).then(
       (stats) => stats.size,
       (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return 0;
+        if (error.code === 'ENOENT') return undefined;
         throw error;
       },
     );
+  }
+
+  /** The sha256 of every partial kept. */
+  async list(): Promise<string[]> {
+    return (await readdir(this.dir)).filter((name) => SHA256_HEX.test(name));
   }
 
   /**
@@ -115,8 +125,7 @@ export class PartialUploads {
   /** Removes partials untouched for `maxAgeMs`; answers how many. */
   async removeOlderThan(maxAgeMs: number, now = Date.now()): Promise<number> {
     let removed = 0;
-    for (const name of await readdir(this.dir)) {
-      if (!SHA256_HEX.test(name)) continue;
+    for (const name of await this.list()) {
       const stats = await stat(join(this.dir, name)).catch(() => undefined);
       if (!stats || now - stats.mtimeMs < maxAgeMs) continue;
       await this.remove(name);

@@ -6,7 +6,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { BatchedFile } from '../media/batched-file';
 import { consume } from '../lib/consume';
-import { ResyncNeeded, SyncError } from './sync-error';
+import { HubUploadsFull, ResyncNeeded, SyncError } from './sync-error';
 
 /** The sync protocol this replica speaks; a hub answering a lower one is too old. */
 export const SYNC_PROTOCOL = 1;
@@ -470,6 +470,9 @@ export class HubClient {
         'SYNC_REPLICA_ID_TAKEN',
         'another device already syncs with this replica id; sign in again to get a new one',
       );
+    }
+    if (code === 'UPLOAD_QUOTA_EXCEEDED' || code === 'UPLOAD_SPACE_FULL') {
+      throw new HubUploadsFull(body?.message);
     }
     if (response.status === 403) {
       throw new SyncError(

@@ -28,7 +28,7 @@ import {
   type SyncRecord,
 } from './records';
 import type { SecretBox } from './secret-box';
-import { localFailure, ResyncNeeded, SyncError } from './sync-error';
+import { HubUploadsFull, localFailure, ResyncNeeded, SyncError } from './sync-error';
 
 /*
  * The replica side of sync (DESIGN §10). Its state lives in the `sync` collection of the same
@@ -1117,20 +1117,19 @@ export class Replica {
     const pending = this.pendingMutations();
     if (pending.length === 0) return 0;
     this.progress.total += pending.length;
-    // Blobs first: the hub refuses a mutation whose files it lacks.
     const shas = [...new Set(pending.flatMap((p) => p.mutation.files))];
-    const missing = shas.length > 0 ? await client.missingBlobs(shas) : [];
-    for (const sha of missing) {
-      const sent = await client.putBlob(sha, this.options.blobs.pathOf(sha), (n) => {
-        this.progress.bytes += n;
-      });
-      summary.blobsUp++;
-      summary.bytesUp += sent;
-    }
+    const missing = new Set(shas.length > 0 ? await client.missingBlobs(shas) : []);
     let pushed = 0;
     const batch = this.options.batchSize ?? 100;
-    for (let start = 0; start < pending.length; start += batch) {
-      const slice = pending.slice(start, start + batch);
+    for (let start = 0; start < pending.length;) {
+      // Blobs first: the hub refuses a mutation whose files it lacks.
+      const slice = await this.uploadFor(
+        client,
+        pending.slice(start, start + batch),
+        missing,
+        summary,
+      );
+      start += slice.length;
       const results = await client.mutations(
         config.replicaId,
         slice.map((p) => onTheWire(p.mutation)),
@@ -1141,6 +1140,39 @@ export class Replica {
     }
     summary.pushed += pushed;
     return pushed;
+  }
+
+  /**
+   * Uploads the blobs the hub lacks of `candidates`, in order, and answers those whose blobs are
+   * all up. The hub keeps uploads no change uses yet within a quota: when it is full, the ones
+   * answered so far are pushed first (then their blobs count no more) and the rest go on after.
+   * One change whose files alone do not fit fails the round with the hub's words.
+   */
+  private async uploadFor(
+    client: HubClient,
+    candidates: Pending[],
+    missing: Set<string>,
+    summary: RoundSummary,
+  ): Promise<Pending[]> {
+    const ready: Pending[] = [];
+    for (const pending of candidates) {
+      try {
+        for (const sha of pending.mutation.files) {
+          if (!missing.has(sha)) continue;
+          const sent = await client.putBlob(sha, this.options.blobs.pathOf(sha), (n) => {
+            this.progress.bytes += n;
+          });
+          missing.delete(sha);
+          summary.blobsUp++;
+          summary.bytesUp += sent;
+        }
+      } catch (error) {
+        if (error instanceof HubUploadsFull && ready.length > 0) return ready;
+        throw error;
+      }
+      ready.push(pending);
+    }
+    return ready;
   }
 
   /** Stores what the hub said about each mutation, in one commit. */

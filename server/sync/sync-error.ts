@@ -26,6 +26,20 @@ export class SyncError extends Error {
   }
 }
 
+/**
+ * The hub has no room for more uploads that no change uses yet (its upload quota, 413 or 507):
+ * pushing the changes whose files are up makes room. Worth trying again by itself.
+ */
+export class HubUploadsFull extends SyncError {
+  constructor(hubMessage: string | undefined) {
+    super(
+      'HUB_ERROR',
+      `the hub has no room for more uploads now${hubMessage ? `: ${hubMessage}` : ''}`,
+      true,
+    );
+  }
+}
+
 /** The hub forgot changes that old (410): the replica starts again from since=0. */
 export class ResyncNeeded extends Error {
   override readonly name = 'ResyncNeeded';

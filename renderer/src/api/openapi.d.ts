@@ -651,7 +651,7 @@ export interface paths {
         get: operations["downloadBlob"];
         /**
          * Upload a blob, or continue a partial upload of it
-         * @description The raw bytes (`Content-Type: application/octet-stream`). Whole: `Content-Length`. Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset.
+         * @description The raw bytes (`Content-Type: application/octet-stream`). Whole: `Content-Length`. Continue: `Content-Range: bytes N-M/T` with N = the Upload-Offset HEAD answers (another N: 409 with Upload-Offset). A cut connection keeps what arrived. Once complete, the SHA-256 is verified (mismatch: 400, the partial is dropped) and the blob stored: 201, or 200 when it was there already. A piece that ends before T: 202 with Upload-Offset. Uploads wait (partial, or whole and unused) until a change uses them, within a quota: beyond the caller's bytes or unfinished uploads 413 UPLOAD_QUOTA_EXCEEDED, beyond everyone's bytes 507 UPLOAD_SPACE_FULL (docs/deploy.md).
          */
         put: operations["uploadBlob"];
         post?: never;
@@ -870,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -8576,7 +8576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            /** @description `UPLOAD_QUOTA_EXCEEDED`: You have too many uploads waiting for a change that uses them.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8584,7 +8584,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
+                        code: "UPLOAD_QUOTA_EXCEEDED" | "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -8623,6 +8623,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description `UPLOAD_SPACE_FULL`: The server has no room for more uploads right now; try again later. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UPLOAD_SPACE_FULL";
                     };
                 };
             };
