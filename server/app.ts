@@ -69,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     },
     clientErrorHandler,
+    trustProxy: options.trustProxy ?? false,
     // Opening a large library (100k portfolios) on a busy machine took more than Fastify's
     // default 10 s, and the server then refused to start: a plugin may take as long as it needs.
     pluginTimeout: 0,

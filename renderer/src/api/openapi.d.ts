@@ -870,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1599,9 +1599,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in: send `sessionId` as the Authorization header. */
+            /** @description Signed in: send `sessionId` as the Authorization header. A browser also keeps the session as an HttpOnly cookie (the `webSession` scheme). */
             200: {
                 headers: {
+                    /** @description `portfolio_session=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` (and `Secure` over TLS) */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,9 +1733,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out: the session id no longer works */
+            /** @description Signed out: the session id no longer works, and the cookie is cleared */
             204: {
                 headers: {
+                    /** @description `portfolio_session=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict` */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1750,7 +1754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1758,7 +1762,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -1954,7 +1958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1962,7 +1966,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2234,7 +2238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2242,7 +2246,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2376,7 +2380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2388,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2656,7 +2660,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2668,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2982,7 +2986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +2994,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3127,7 +3131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3139,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3325,7 +3329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3333,7 +3337,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3483,7 +3487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3491,7 +3495,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3641,7 +3645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3649,7 +3653,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3945,7 +3949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3953,7 +3957,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -4178,7 +4182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4186,7 +4190,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -4882,7 +4886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4890,7 +4894,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5178,7 +5182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5186,7 +5190,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5320,7 +5324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5328,7 +5332,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5664,7 +5668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5672,7 +5676,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5816,7 +5820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5824,7 +5828,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5965,7 +5969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5973,7 +5977,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6420,7 +6424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6428,7 +6432,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6608,7 +6612,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6616,7 +6620,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6706,7 +6710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6714,7 +6718,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7150,7 +7154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7158,7 +7162,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7296,7 +7300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7304,7 +7308,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7594,7 +7598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7602,7 +7606,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
