@@ -548,6 +548,8 @@ test('the gallery works on a phone-sized screen', async () => {
   await expect(filters).toHaveAccessibleName('Filters 1 set');
   await screenshot(page, '14-phone-filters');
   await page.getByRole('button', { name: 'Clear filters' }).click();
+  // On a phone, signing out is behind the header's menu button.
+  await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
 });
