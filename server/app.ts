@@ -76,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // shape, after the session check) rather than the router (a bare 414 or 404). The request
     // line is bounded anyway by Node's header limit (16 KB).
     routerOptions: { maxParamLength: 16 * 1024 },
+    trustProxy: options.trustProxy ?? false,
     // Opening a large library (100k portfolios) on a busy machine took more than Fastify's
     // default 10 s, and the server then refused to start: a plugin may take as long as it needs.
     pluginTimeout: 0,

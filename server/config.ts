@@ -114,6 +114,13 @@ export interface AppOptions {
   bootstrapAdmin?: { username?: string; password?: string };
   /** Called once with a generated admin password, so the launcher can show it (never logged). */
   onGeneratedAdminPassword?: (credentials: { username: string; password: string }) => void;
+  /**
+   * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (Fastify's `trustProxy`:
+   * `true`, or addresses such as `"loopback"` or `"10.0.0.1,10.0.0.2"`). Then the
+   * client address (sign-in throttling, rate limits) and whether the browser used TLS (the
+   * session cookie's Secure) come from the proxy. Default: none.
+   */
+  trustProxy?: boolean | string;
   auth?: Partial<AuthOptions>;
   limits?: Partial<LimitOptions>;
   timeouts?: Partial<TimeoutOptions>;

@@ -25,6 +25,11 @@ export const ERROR_CODES = {
     statusCode: 403,
     message: 'You may not edit portfolios of this category.',
   },
+  CLIENT_HEADER_REQUIRED: {
+    statusCode: 403,
+    message:
+      'A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header).',
+  },
   HOST_NOT_ALLOWED: {
     statusCode: 403,
     message: 'This server only answers requests for a loopback host name.',

@@ -29,12 +29,21 @@ export const isAdmin = (user: Actor | null | undefined): boolean => user?.role =
 export const isStaff = (user: Actor | null | undefined): boolean =>
   user?.role === 'admin' || user?.role === 'editor';
 
+/**
+ * The categories a user may change, and so create portfolios in or move them into (DESIGN §2):
+ * `null` for every category (admins, and editors with `"*"`), the editor's allowEdit list
+ * otherwise, none for a viewer. The create form offers exactly these.
+ */
+export function editableCategories(user: Actor | null | undefined): readonly string[] | null {
+  if (!user || (user.role !== 'admin' && user.role !== 'editor')) return [];
+  if (user.role === 'admin' || user.allowEdit.includes('*')) return null;
+  return user.allowEdit;
+}
+
 /** Admins change every category; editors those in their allowEdit; viewers none. */
 export function mayEditCategory(user: Actor | null | undefined, category: string): boolean {
-  if (!user) return false;
-  if (user.role === 'admin') return true;
-  if (user.role !== 'editor') return false;
-  return user.allowEdit.includes('*') || user.allowEdit.includes(category);
+  const categories = editableCategories(user);
+  return categories === null || categories.includes(category);
 }
 
 /** Viewers see only published, active portfolios; to them the rest do not exist. */

@@ -30,6 +30,17 @@ function parseSyncInterval(value: string | undefined): number | undefined {
   return Math.round(seconds * 1000);
 }
 
+/**
+ * PORTFOLIO_TRUST_PROXY: `true` (any sender), or the proxies' addresses (`loopback`,
+ * `10.0.0.1,10.0.0.2`, CIDR ranges), as Fastify's trustProxy takes them.
+ */
+function parseTrustProxy(value: string | undefined): boolean | string {
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '' || trimmed === 'false') return false;
+  if (trimmed === 'true') return true;
+  return trimmed;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535)
@@ -160,6 +171,12 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_TRASH_DAYS',
       description: 'days a deleted portfolio stays in the trash (default 30)',
     },
+    {
+      name: 'PORTFOLIO_TRUST_PROXY',
+      description:
+        'behind a reverse proxy: its addresses (e.g. loopback) or true; then the client ' +
+        'address and https come from X-Forwarded-For and X-Forwarded-Proto (default: none)',
+    },
     ...HUB_ENV,
     {
       name: 'PORTFOLIO_SYNC_INTERVAL_S',
@@ -189,6 +206,7 @@ export const serveCommand: Command = {
       database,
       rendererDir: builtRendererDir(),
       loopbackOnly: isLoopbackHostName(host),
+      trustProxy: parseTrustProxy(env.PORTFOLIO_TRUST_PROXY),
       listCacheBytes,
       ...retention,
       sync: { hub, ...(syncInterval !== undefined && { intervalMs: syncInterval }) },

@@ -26,6 +26,8 @@ export interface RouteInfo {
 const COMPONENT_KEY = 'x-component';
 const COMPONENT_PREFIX = '#/components/schemas/';
 const SESSION_SECURITY = 'session';
+/** The web UI's cookie (server/http/session-cookie.ts), accepted wherever the session is. */
+const COOKIE_SECURITY = 'webSession';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function methodsOf(route: RouteInfo): string[] {
@@ -58,6 +60,17 @@ function tagComponents(node: unknown): unknown {
   return copy;
 }
 
+function hasSession(route: RouteInfo): boolean {
+  const security = route.schema?.security as Array<Record<string, unknown>> | undefined;
+  return security?.some((requirement) => SESSION_SECURITY in requirement) ?? false;
+}
+
+/** Wherever the session header is accepted, the web UI's cookie is too. */
+function securityOf(route: RouteInfo): Array<Record<string, unknown>> | undefined {
+  const security = route.schema?.security as Array<Record<string, unknown>> | undefined;
+  return hasSession(route) ? [...security!, { [COOKIE_SECURITY]: [] }] : security;
+}
+
 /** The error codes the shared plumbing can answer on this route, whatever its handler does. */
 function plumbingErrors(route: RouteInfo): ErrorCode[] {
   const schema = route.schema ?? {};
@@ -73,10 +86,11 @@ function plumbingErrors(route: RouteInfo): ErrorCode[] {
   if (writes) codes.push('STORAGE_FAILURE');
   // On PostgreSQL, any API call may find the database gone (server/plugins/error-handler.ts).
   if (route.url.startsWith('/api/')) codes.push('DATABASE_UNAVAILABLE');
-  const security = schema.security as Array<Record<string, unknown>> | undefined;
-  if (security?.some((requirement) => SESSION_SECURITY in requirement)) {
+  if (hasSession(route)) {
     codes.push('UNAUTHORIZED', 'SESSION_EXPIRED', 'DEVICE_REVOKED');
     if (!route.config?.deviceToken) codes.push('DEVICE_TOKEN_NOT_ALLOWED');
+    if (methodsOf(route).some((method) => WRITE_METHODS.has(method)))
+      codes.push('CLIENT_HEADER_REQUIRED');
   }
   if (schema.body || schema.params || schema.querystring || schema.headers) {
     codes.push('VALIDATION_FAILED');
@@ -173,6 +187,7 @@ export function documentRoute(route: RouteInfo): { schema: Json; url: string } {
   const responses = responsesOf(route);
   const schema = tagComponents({
     ...route.schema,
+    ...(hasSession(route) && { security: securityOf(route) }),
     operationId,
     response: route.method === 'HEAD' ? withoutBodies(responses) : responses,
   }) as Json;

@@ -38,6 +38,16 @@ export const HEADERS = {
     description:
       'Bytes of a partial blob upload kept: continue with `Content-Range: bytes <this>-…`',
   },
+  sessionCookie: {
+    type: 'string',
+    description:
+      '`portfolio_session=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` ' +
+      '(and `Secure` over TLS)',
+  },
+  clearedSessionCookie: {
+    type: 'string',
+    description: '`portfolio_session=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict`',
+  },
   blobEtag: { type: 'string', description: 'The SHA-256 of the bytes, quoted: `"<sha256>"`.' },
 } as const satisfies Record<string, HeaderDoc>;
 

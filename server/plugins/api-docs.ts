@@ -67,6 +67,17 @@ export default fp(
               name: 'Authorization',
               description: 'The sessionId from POST /api/v1/appauth, raw or as `Bearer <id>`',
             },
+            webSession: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'portfolio_session',
+              description:
+                'The HttpOnly cookie POST /api/v1/appauth sets for browsers, accepted when no ' +
+                'Authorization header is sent. A POST, PUT, PATCH or DELETE authenticated by it ' +
+                'alone must also carry `X-Portfolio-Client` (any non-empty value; the web UI ' +
+                'sends `web`), or it is refused with 403 `CLIENT_HEADER_REQUIRED`: a form on ' +
+                'another site cannot send that header. DELETE /api/v1/appauth clears it.',
+            },
           },
         },
         tags: [

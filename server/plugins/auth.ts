@@ -4,6 +4,11 @@ import type { Role } from '../../shared';
 import { SessionService, type Authenticated } from '../auth/session-service';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
+import {
+  clearedSessionCookie,
+  needsClientHeader,
+  sessionIdFromCookie,
+} from '../http/session-cookie';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,12 +54,24 @@ export default fp(
 
     // Callback-style hooks: they run on every request, and an async hook costs a promise and a
     // microtask turn more (the embedded store answers at once; PostgreSQL needs a query).
-    app.decorate('requireSession', function requireSession(request, _reply, done) {
+    // The Authorization header wins; without one, the web UI's cookie (http/session-cookie.ts)
+    // stands in for it, and a change made with the cookie alone must carry X-Portfolio-Client.
+    app.decorate('requireSession', function requireSession(request, reply, done) {
+      const header = request.headers.authorization;
+      const cookie = header === undefined ? sessionIdFromCookie(request.headers.cookie) : undefined;
+      if (cookie !== undefined && needsClientHeader(request))
+        return done(new ApiError('CLIENT_HEADER_REQUIRED'));
+      // A cookie whose session has ended is cleared, so the browser stops sending it.
+      const failed = (error: Error) => {
+        if (cookie !== undefined && error instanceof ApiError && error.statusCode === 401)
+          void reply.header('set-cookie', clearedSessionCookie(request));
+        done(error);
+      };
       let found: ReturnType<SessionService['authenticate']>;
       try {
-        found = sessions.authenticate(request.headers.authorization);
+        found = sessions.authenticate(header ?? cookie);
       } catch (error) {
-        return done(error as Error);
+        return failed(error as Error);
       }
       if (!(found instanceof Promise)) {
         request.auth = found;
@@ -63,7 +80,7 @@ export default fp(
       found.then((authenticated) => {
         request.auth = authenticated;
         done(outOfScope(request, authenticated));
-      }, done);
+      }, failed);
     } satisfies onRequestHookHandler);
     app.decorate(
       'requireRole',

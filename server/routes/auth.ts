@@ -5,7 +5,8 @@ import {
   SignInBodySchema,
   type SignInBody,
 } from '../../shared';
-import { empty, errors, json } from '../openapi/responses';
+import { clearedSessionCookie, sessionCookie } from '../http/session-cookie';
+import { empty, errors, json, HEADERS } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 
 export default async function authRoutes(
@@ -24,14 +25,27 @@ export default async function authRoutes(
         security: [],
         body: SignInBodySchema,
         response: {
-          200: json(SessionSchema, 'Signed in: send `sessionId` as the Authorization header.'),
+          200: json(
+            SessionSchema,
+            'Signed in: send `sessionId` as the Authorization header. A browser also keeps the ' +
+              'session as an HttpOnly cookie (the `webSession` scheme).',
+            { 'Set-Cookie': HEADERS.sessionCookie },
+          ),
           ...errors('INVALID_CREDENTIALS', 'TOO_MANY_ATTEMPTS'),
         },
       },
       config: { rateLimit: { max: options.requestsPerMinute, timeWindow: 60_000 } },
     },
-    async (request) =>
-      app.sessions.signIn(request.body.username, request.body.password, request.ip),
+    async (request, reply) => {
+      const session = await app.sessions.signIn(
+        request.body.username,
+        request.body.password,
+        request.ip,
+      );
+      const lifetimeMs = session.expiredDate - session.createdDate;
+      void reply.header('set-cookie', sessionCookie(request, session.sessionId, lifetimeMs));
+      return session;
+    },
   );
 
   app.get(
@@ -70,12 +84,16 @@ export default async function authRoutes(
         tags: ['session'],
         summary: 'End the caller’s session (sign out)',
         security: [{ session: [] }],
-        response: { 204: empty('Signed out: the session id no longer works') },
+        response: {
+          204: empty('Signed out: the session id no longer works, and the cookie is cleared', {
+            'Set-Cookie': HEADERS.clearedSessionCookie,
+          }),
+        },
       },
     },
     async (request, reply) => {
       await app.sessions.signOut(caller(request));
-      return reply.status(204).send();
+      return reply.status(204).header('set-cookie', clearedSessionCookie(request)).send();
     },
   );
 }

@@ -172,8 +172,12 @@ test('sign-in rejects a wrong password and lets the admin in', async () => {
   await signIn(ADMIN.username, ADMIN.password);
   await expect(page.getByRole('heading', { name: 'Gallery' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
-  // Kept for this tab only, never in localStorage.
+  // The session is an HttpOnly cookie: no script can read it, and no web storage holds it.
   expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+  expect(await page.evaluate(() => Object.keys(sessionStorage).length)).toBe(0);
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'portfolio_session');
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api' });
 });
 
 test('the create form validates inline, then creates a portfolio', async () => {
@@ -487,7 +491,8 @@ test('sign out, then a viewer sees only published portfolios and no editing cont
 
 test('an ended session asks to sign in again and keeps the page', async () => {
   const detailUrl = page.url();
-  const session = await page.evaluate(() => sessionStorage.getItem('portfolio-manager.session'));
+  const cookies = await page.context().cookies();
+  const session = cookies.find((cookie) => cookie.name === 'portfolio_session')?.value;
   expect(session).toBeTruthy();
   await api.delete('/api/v1/appauth', { headers: { Authorization: session ?? '' } });
 
@@ -543,6 +548,8 @@ test('the gallery works on a phone-sized screen', async () => {
   await expect(filters).toHaveAccessibleName('Filters 1 set');
   await screenshot(page, '14-phone-filters');
   await page.getByRole('button', { name: 'Clear filters' }).click();
+  // On a phone, signing out is behind the header's menu button.
+  await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
 });

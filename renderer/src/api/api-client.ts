@@ -28,9 +28,19 @@ export function currentSessionId(): string | null {
   return hooks.getSessionId();
 }
 
+/**
+ * The server refuses a change made with only the session cookie unless this header says it
+ * came from the app (a cross-site form cannot send it); any value does.
+ */
+const CLIENT_HEADER = { 'X-Portfolio-Client': 'web' };
+
+/**
+ * What every request carries: the client header, and the desktop shell's session as the
+ * Authorization header. A browser sends none: its session travels as the HttpOnly cookie.
+ */
 export function authHeaders(): Record<string, string> {
   const sessionId = hooks.getSessionId();
-  return sessionId ? { Authorization: sessionId } : {};
+  return sessionId ? { ...CLIENT_HEADER, Authorization: sessionId } : { ...CLIENT_HEADER };
 }
 
 /** fetch that tells the connectivity layer whether the server answered at all. */

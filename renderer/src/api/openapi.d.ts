@@ -870,7 +870,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1623,9 +1623,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in: send `sessionId` as the Authorization header. */
+            /** @description Signed in: send `sessionId` as the Authorization header. A browser also keeps the session as an HttpOnly cookie (the `webSession` scheme). */
             200: {
                 headers: {
+                    /** @description `portfolio_session=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` (and `Secure` over TLS) */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1755,9 +1757,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out: the session id no longer works */
+            /** @description Signed out: the session id no longer works, and the cookie is cleared */
             204: {
                 headers: {
+                    /** @description `portfolio_session=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict` */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1786,7 +1790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1794,7 +1798,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2064,7 +2068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2072,7 +2076,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2382,7 +2386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2394,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2524,7 +2528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,7 +2536,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -2866,7 +2870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2878,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3211,7 +3215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3219,7 +3223,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3356,7 +3360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3368,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3597,7 +3601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,7 +3609,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3755,7 +3759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3763,7 +3767,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -3913,7 +3917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +3925,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -4241,7 +4245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4249,7 +4253,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -4524,7 +4528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,7 +4536,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5342,7 +5346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5350,7 +5354,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5676,7 +5680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5684,7 +5688,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -5818,7 +5822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,7 +5830,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6260,7 +6264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6268,7 +6272,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6424,7 +6428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6432,7 +6436,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -6623,7 +6627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6631,7 +6635,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7214,7 +7218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7222,7 +7226,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7416,7 +7420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7424,7 +7428,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -7550,7 +7554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7558,7 +7562,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -8070,7 +8074,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8078,7 +8082,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -8216,7 +8220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8224,7 +8228,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };
@@ -8538,7 +8542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name. */
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8546,7 +8550,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
                     };
                 };
             };

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { type Ref, useEffect, useState } from 'react';
 
 interface DebouncedTextFieldProps {
   label: string;
@@ -7,6 +7,9 @@ interface DebouncedTextFieldProps {
   type?: 'search' | 'text';
   placeholder?: string;
   delayMs?: number;
+  inputRef?: Ref<HTMLInputElement>;
+  /** A key that focuses the field, for assistive technology to announce (aria-keyshortcuts). */
+  keyShortcut?: string;
 }
 
 /** A text input that reports its value once typing pauses, and follows outside changes (Back). */
@@ -17,6 +20,8 @@ export function DebouncedTextField({
   type = 'text',
   placeholder,
   delayMs = 300,
+  inputRef,
+  keyShortcut,
 }: DebouncedTextFieldProps) {
   const [draft, setDraft] = useState(value);
   const [shown, setShown] = useState(value);
@@ -36,6 +41,8 @@ export function DebouncedTextField({
     <label className="field field--compact">
       <span className="field-label">{label}</span>
       <input
+        ref={inputRef}
+        aria-keyshortcuts={keyShortcut}
         type={type}
         value={draft}
         placeholder={placeholder}

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { describeError } from '../api/api-error';
 import { DebouncedTextField } from '../components/DebouncedTextField';
@@ -18,6 +18,7 @@ import { paths } from '../paths';
 import { isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
 import { useDocumentTitle } from '../components/use-document-title';
+import { useSlashToFocus } from '../components/use-slash-to-focus';
 
 export function GalleryPage() {
   useDocumentTitle('Gallery');
@@ -51,6 +52,8 @@ export function GalleryPage() {
   // On a phone the filters below the search box fold away behind a button.
   const [filtersOpen, setFiltersOpen] = useState(false);
   const moreFilters = moreFilterCount(view, staff);
+  const searchBox = useRef<HTMLInputElement>(null);
+  useSlashToFocus(searchBox);
 
   return (
     <div className="page gallery-page">
@@ -78,6 +81,9 @@ export function GalleryPage() {
           label="Search titles, text and tags"
           value={view.q}
           onCommit={commitQ}
+          inputRef={searchBox}
+          keyShortcut="/"
+          placeholder="Press / to search"
         />
         <button
           type="button"

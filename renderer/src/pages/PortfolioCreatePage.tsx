@@ -10,7 +10,7 @@ import { paths } from '../paths';
 import { PortfolioForm } from '../portfolio/PortfolioForm';
 import { changedFields, emptyValues, toCreateBody } from '../portfolio/portfolio-form-model';
 import { splitServerError } from '../portfolio/server-errors';
-import { isStaff } from '../session/permissions';
+import { editableCategories, isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
 
 export function PortfolioCreatePage() {
@@ -19,7 +19,13 @@ export function PortfolioCreatePage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const toast = useToast();
-  const [values, setValues] = useState(emptyValues);
+  const categories = editableCategories(user);
+  // With one category to choose from, it is chosen already.
+  const [initial] = useState(() => ({
+    ...emptyValues(),
+    ...(categories?.length === 1 && { category: categories[0]! }),
+  }));
+  const [values, setValues] = useState(initial);
   const [createdId, setCreatedId] = useState<string | null>(null);
 
   const mutation = useMutation({
@@ -45,10 +51,21 @@ export function PortfolioCreatePage() {
     );
   }
 
+  if (categories?.length === 0) {
+    return (
+      <div className="page">
+        <h1>New portfolio</h1>
+        <p className="empty-state">
+          No category is open to you yet. Ask an admin to let you edit one.
+        </p>
+      </div>
+    );
+  }
+
   const { fieldErrors, formError } = mutation.isError
     ? splitServerError(mutation.error)
     : { fieldErrors: {}, formError: null };
-  const dirty = !createdId && changedFields(values, emptyValues()).length > 0;
+  const dirty = !createdId && changedFields(values, initial).length > 0;
 
   return (
     <div className="page form-page">
@@ -62,6 +79,7 @@ export function PortfolioCreatePage() {
         serverErrors={fieldErrors}
         formError={formError}
         showAdminFields={false}
+        categoryChoices={categories}
         submitLabel="Create portfolio"
         busy={mutation.isPending}
         onSubmit={() => mutation.mutate()}

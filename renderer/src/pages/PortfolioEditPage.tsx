@@ -20,7 +20,7 @@ import {
 } from '../portfolio/portfolio-form-model';
 import { splitServerError } from '../portfolio/server-errors';
 import { usePortfolio } from '../portfolio/use-portfolio';
-import { canEditCategory, isAdmin } from '../session/permissions';
+import { canEditCategory, editableCategories, isAdmin } from '../session/permissions';
 import { useUser } from '../session/use-session';
 
 export function PortfolioEditPage() {
@@ -155,6 +155,7 @@ function EditPortfolio({ detail }: { detail: PortfolioDetail }) {
         serverErrors={fieldErrors}
         formError={formError}
         showAdminFields={admin}
+        categoryChoices={editableCategories(user)}
         submitLabel="Save changes"
         busy={save.isPending}
         onSubmit={() => save.mutate(base.revision)}

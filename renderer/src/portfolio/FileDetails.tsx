@@ -1,3 +1,4 @@
+import { fileTypeName } from '../../../shared';
 import type { FileObject } from '../api/portfolio-api';
 import { formatBytes, formatDate } from '../lib/format';
 
@@ -11,7 +12,7 @@ export function FileDetails({ file }: { file: FileObject }) {
         <dt>Name</dt>
         <dd>{file.originalFilename}</dd>
         <dt>Type</dt>
-        <dd>{file.mimeType}</dd>
+        <dd>{fileTypeName(file.mimeType, file.fullFileExtension)}</dd>
         <dt>Size</dt>
         <dd>{formatBytes(file.size)}</dd>
         {dimension && (

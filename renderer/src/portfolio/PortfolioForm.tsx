@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { LIMITS } from '../../../shared';
 import { SanitizedHtml } from '../components/SanitizedHtml';
+import { SelectField } from '../components/SelectField';
 import { TagInput } from '../components/TagInput';
 import { TextField } from '../components/TextField';
 import {
@@ -20,6 +21,11 @@ interface PortfolioFormProps {
   /** A message for the whole form (a 403, a network failure). */
   formError: string | null;
   showAdminFields: boolean;
+  /**
+   * The categories the user may choose (shared/permissions.ts `editableCategories`); null lets
+   * the user type any category.
+   */
+  categoryChoices: readonly string[] | null;
   submitLabel: string;
   busy: boolean;
   onSubmit(): void;
@@ -33,6 +39,7 @@ export function PortfolioForm({
   serverErrors,
   formError,
   showAdminFields,
+  categoryChoices,
   submitLabel,
   busy,
   onSubmit,
@@ -136,7 +143,21 @@ export function PortfolioForm({
         {text('projectTitle', { required: true })}
         <div className="field-row">
           {text('memberBarcode', { required: true, hint: 'Letters, digits, ".", "-" and "_".' })}
-          {text('category', { required: true })}
+          {categoryChoices === null ? (
+            text('category', { required: true })
+          ) : (
+            <SelectField
+              name="category"
+              label={FIELD_LABELS.category}
+              value={values.category}
+              options={categoryChoices}
+              onChange={(value) => set('category', value)}
+              placeholder="Choose a category"
+              error={errorOf('category')}
+              hint="The categories you may edit."
+              required
+            />
+          )}
         </div>
         {tags('relativeCategory')}
         {text('projectDetail', { required: true, multiline: true, rows: 6 })}

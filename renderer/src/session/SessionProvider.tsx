@@ -8,18 +8,33 @@ import { SessionContext, type SessionContextValue, type SessionStatus } from './
 import { getStoredSessionId, storeSessionId } from './session-storage';
 
 const EXPIRED_NOTICE = 'Your session has ended. Sign in again to continue where you were.';
+const SIGNED_OUT_ELSEWHERE = 'You signed out in another tab.';
+const NO_COOKIE =
+  'Your browser did not keep the sign-in. Allow cookies for this site, then sign in again.';
 
-async function userFor(sessionId: string): Promise<SessionUser | null> {
-  storeSessionId(sessionId);
+/**
+ * Tabs of the app tell each other when they sign in or out: they share one session (the
+ * cookie), so a sign-out in one ends every tab's, and a sign-in in one lets the others in.
+ */
+type TabMessage = { type: 'signed-in' } | { type: 'signed-out' };
+const TAB_CHANNEL = 'portfolio-manager.session';
+
+/** The user the server says this browser is signed in as (by its cookie), or null. */
+async function currentUser(): Promise<SessionUser | null> {
   try {
     return (await sessionApi.getCurrentSession()).user;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      storeSessionId(null);
-      return null;
-    }
+    if (error instanceof ApiError && error.status === 401) return null;
     throw error;
   }
+}
+
+/** Adopts a session id handed over by the desktop shell; null when the server refuses it. */
+async function userFor(sessionId: string): Promise<SessionUser | null> {
+  storeSessionId(sessionId);
+  const user = await currentUser();
+  if (!user) storeSessionId(null);
+  return user;
 }
 
 /** The desktop shell signs its own window in; a browser has no shell and gets null. */
@@ -37,9 +52,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<SessionUser | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const statusRef = useRef(status);
+  const userRef = useRef(user);
   useEffect(() => {
     statusRef.current = status;
-  }, [status]);
+    userRef.current = user;
+  }, [status, user]);
+  const channel = useMemo(
+    () => (typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(TAB_CHANNEL)),
+    [],
+  );
+  useEffect(() => () => channel?.close(), [channel]);
+  const tell = useCallback((message: TabMessage) => channel?.postMessage(message), [channel]);
 
   const adopt = useCallback((next: SessionUser) => {
     setUser(next);
@@ -47,15 +70,26 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setStatus('signed-in');
   }, []);
 
+  /** The desktop shell's session, else the browser's cookie (another tab's sign-in counts). */
   const resume = useCallback(async (): Promise<SessionUser | null> => {
-    const stored = getStoredSessionId();
-    if (stored) {
-      const found = await userFor(stored);
+    const fromDesktop = await desktopSessionId();
+    if (fromDesktop) {
+      const found = await userFor(fromDesktop);
       if (found) return found;
     }
-    const fromDesktop = await desktopSessionId();
-    return fromDesktop ? userFor(fromDesktop) : null;
+    return currentUser();
   }, []);
+
+  const signedOut = useCallback(
+    (message: string) => {
+      storeSessionId(null);
+      queryClient.clear();
+      setUser(null);
+      setNotice(message);
+      setStatus('signed-out');
+    },
+    [queryClient],
+  );
 
   useEffect(() => {
     configureApi({
@@ -96,19 +130,42 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     };
   }, [adopt, resume]);
 
+  // What another tab did to the shared session.
+  useEffect(() => {
+    if (!channel) return;
+    const onMessage = (event: MessageEvent<TabMessage>) => {
+      if (event.data?.type === 'signed-out' && statusRef.current === 'signed-in')
+        signedOut(SIGNED_OUT_ELSEWHERE);
+      if (event.data?.type === 'signed-in' && !getStoredSessionId()) {
+        // The cookie now names the new session, perhaps of another account.
+        void currentUser().then((found) => {
+          if (!found) return;
+          const sameUser = userRef.current?.username === found.username;
+          adopt(found);
+          if (sameUser) void queryClient.invalidateQueries();
+          else queryClient.clear();
+        });
+      }
+    };
+    channel.addEventListener('message', onMessage);
+    return () => channel.removeEventListener('message', onMessage);
+  }, [adopt, channel, queryClient, signedOut]);
+
   const signIn = useCallback(
     async (username: string, password: string) => {
-      const session = await sessionApi.signIn({ username, password });
-      const found = await userFor(session.sessionId);
-      if (!found) throw new Error('The new session was not accepted; try again.');
+      // The answer sets the session cookie; the id in its body is not kept.
+      await sessionApi.signIn({ username, password });
+      const found = await currentUser();
+      if (!found) throw new Error(NO_COOKIE);
       const sameUser = user?.username === found.username;
       adopt(found);
+      tell({ type: 'signed-in' });
       // After an expiry the page the user was on is still mounted: refresh its data. A
       // different account must not see the previous one's cached data.
       if (sameUser) await queryClient.invalidateQueries();
       else queryClient.clear();
     },
-    [adopt, queryClient, user],
+    [adopt, queryClient, tell, user],
   );
 
   const signOut = useCallback(async () => {
@@ -117,12 +174,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     } catch {
       // Signing out locally matters more than telling a server that may be gone.
     }
-    storeSessionId(null);
-    queryClient.clear();
-    setUser(null);
-    setNotice('You have signed out.');
-    setStatus('signed-out');
-  }, [queryClient]);
+    tell({ type: 'signed-out' });
+    signedOut('You have signed out.');
+  }, [signedOut, tell]);
 
   const value = useMemo<SessionContextValue>(
     () => ({ status, user, notice, signIn, signOut }),

@@ -1,19 +1,9 @@
 /**
- * The session id lives in memory and in sessionStorage (it survives a reload of this tab but
- * not closing it, and never reaches localStorage, which every tab and later visit could read).
+ * The desktop shell's session id, in memory only (the shell hands it out again after a reload).
+ * A browser keeps no session id at all: its session is the HttpOnly cookie set at sign-in
+ * (docs/API.md §1), which no script can read, and which every tab of the site shares.
  */
-const KEY = 'portfolio-manager.session';
-
-let current: string | null = readStored();
-
-function readStored(): string | null {
-  try {
-    return typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(KEY);
-  } catch {
-    // Storage can be disabled by the browser; memory alone still works for this page's life.
-    return null;
-  }
-}
+let current: string | null = null;
 
 export function getStoredSessionId(): string | null {
   return current;
@@ -21,10 +11,4 @@ export function getStoredSessionId(): string | null {
 
 export function storeSessionId(sessionId: string | null): void {
   current = sessionId;
-  try {
-    if (sessionId) sessionStorage.setItem(KEY, sessionId);
-    else sessionStorage.removeItem(KEY);
-  } catch {
-    // See readStored.
-  }
 }
