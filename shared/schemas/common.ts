@@ -6,6 +6,24 @@ export const Timestamp = Type.Integer({
   description: 'Milliseconds since the Unix epoch',
 });
 
+/**
+ * Field limits: the one place they are defined, read by validation and by the renderer's
+ * counters, so a form shows the same limit the server enforces.
+ */
+export const LIMITS = {
+  memberBarcode: 64,
+  category: 100,
+  projectTitle: 200,
+  projectDetail: 20_000,
+  aboutProject: 20_000,
+  projectLanuching: 100,
+  readyToBuy: 100,
+  certificateDesc: 50_000,
+  fileDescription: 1000,
+  tag: 100,
+  tags: 50,
+} as const;
+
 /** A required text: at least one non-space character. */
 export const RequiredText = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
@@ -15,8 +33,8 @@ export const OptionalText = (maxLength: number, description?: string) =>
 
 /** A tag-like list: short strings, bounded count. */
 export const TagList = (description?: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), {
-    maxItems: 50,
+  Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.tag, pattern: '\\S' }), {
+    maxItems: LIMITS.tags,
     description,
   });
 

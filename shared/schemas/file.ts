@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from './common';
+import { LIMITS, Timestamp } from './common';
 
 export const DimensionSchema = Type.Union(
   [Type.Object({ width: Type.Integer(), height: Type.Integer() }), Type.Null()],
@@ -54,7 +54,7 @@ export const StoredFileSchema = Type.Object({
   dimention: DimensionSchema,
 });
 
-export const FileDescriptionSchema = Type.String({ maxLength: 1000 });
+export const FileDescriptionSchema = Type.String({ maxLength: LIMITS.fileDescription });
 
 export type CoverFile = Static<typeof CoverFileSchema>;
 export type ListFile = Static<typeof ListFileSchema>;

@@ -6,26 +6,20 @@ import {
   type TProperties,
   type TUnion,
 } from '@sinclair/typebox';
-import { Clearable, Identifier, OptionalText, RequiredText, TagList, Timestamp } from './common';
+import {
+  Clearable,
+  Identifier,
+  LIMITS,
+  OptionalText,
+  RequiredText,
+  TagList,
+  Timestamp,
+} from './common';
 import { CoverFileSchema, ListFileSchema, StoredFileSchema } from './file';
 import { AppliedMutationSchema, ConflictSchema } from './sync';
 
 export const COMMANDS = ['save', 'publish', 'unpublish', 'activate', 'deactivate'] as const;
 export type Command = (typeof COMMANDS)[number];
-
-/** Field limits, shared by validation and the renderer's forms. */
-export const LIMITS = {
-  memberBarcode: 64,
-  category: 100,
-  projectTitle: 200,
-  projectDetail: 20_000,
-  aboutProject: 20_000,
-  projectLanuching: 100,
-  readyToBuy: 100,
-  certificateDesc: 50_000,
-  tag: 100,
-  tags: 50,
-} as const;
 
 const MemberBarcode = Type.String({
   minLength: 1,
