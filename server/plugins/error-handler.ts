@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
 import { StorageUnavailableError, type StorageFailure } from '../repositories/storage-backend';
 import { apiErrorOf } from '../services/repository-errors';
-import { validationDetails } from '../validation/ajv';
+import { validationFailure } from '../validation/ajv';
 
 /** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
 function fromFastifyError(error: FastifyError): ApiError | null {
@@ -29,11 +29,7 @@ function fromFastifyError(error: FastifyError): ApiError | null {
   if (error instanceof SyntaxError && error.statusCode === 400)
     return new ApiError('MALFORMED_JSON');
   if (error.validation) {
-    const part = error.validationContext ?? 'body';
-    const details = validationDetails(error.validation as ErrorObject[], part);
-    const first = details[0];
-    const message = first ? `${first.field} ${first.message}` : 'The request is not valid.';
-    return new ApiError('VALIDATION_FAILED', message, details);
+    return validationFailure(error.validation as ErrorObject[], error.validationContext ?? 'body');
   }
   if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', error.message);
   if (error.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', error.message);

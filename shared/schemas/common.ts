@@ -46,6 +46,12 @@ export const Identifier = Type.String({
   maxLength: 64,
   pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$',
   description: 'Letters, digits, "-" and "_"; at most 64 characters',
+  'x-words': {
+    pattern:
+      'An identifier uses letters, digits, dashes and underscores, and starts with a letter or digit.',
+    minLength: 'An identifier cannot be empty.',
+    maxLength: 'An identifier has at most 64 characters.',
+  },
 });
 
 export const Username = Type.String({
@@ -53,10 +59,17 @@ export const Username = Type.String({
   maxLength: 64,
   pattern: '^[a-z0-9][a-z0-9._-]*$',
   description: 'Lower-case letters, digits, ".", "-" and "_"; 3 to 64 characters',
+  'x-words': {
+    pattern:
+      'A username uses lower-case letters, digits, dots, dashes and underscores, and starts with a letter or digit.',
+    minLength: 'A username has at least 3 characters.',
+    maxLength: 'A username has at most 64 characters.',
+  },
 });
 
 /** A blob's address: its SHA-256 as 64 lower-case hex digits. */
 export const Sha256Schema = Type.String({
   pattern: '^[0-9a-f]{64}$',
   description: 'Lower-case hex SHA-256',
+  'x-words': { pattern: 'A file address (SHA-256) is 64 lower-case hexadecimal digits.' },
 });

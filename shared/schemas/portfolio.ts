@@ -26,6 +26,12 @@ const MemberBarcode = Type.String({
   maxLength: LIMITS.memberBarcode,
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
   description: 'Letters, digits, ".", "-" and "_"',
+  'x-words': {
+    pattern:
+      'A member barcode uses letters, digits, dots, dashes and underscores, and starts with a letter or digit.',
+    minLength: 'The member barcode is required.',
+    maxLength: `A member barcode has at most ${LIMITS.memberBarcode} characters.`,
+  },
 });
 
 /**
