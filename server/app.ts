@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
+import { waitInWords } from '../shared';
 import { resolveConfig, type AppOptions, type ResolvedConfig } from './config';
 import { ApiError } from './errors';
 import { clientErrorHandler } from './http/client-error';
@@ -103,7 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) =>
       new ApiError(
         'RATE_LIMITED',
-        `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`,
+        `Too many requests; try again in ${waitInWords(context.ttl / 1000)}.`,
       ),
   });
   await app.register(auth, { config: config.auth });

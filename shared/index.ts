@@ -11,3 +11,4 @@ export * from './portfolio-fields';
 export * from './schemas/history';
 export * from './schemas/sync-replica';
 export * from './schemas/sync';
+export * from './plain-words';

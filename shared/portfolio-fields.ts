@@ -62,15 +62,19 @@ export interface FieldRow {
 
 const row = <const R extends FieldRow>(r: R): R => r;
 
-/** The limits of tag-like lists (TagList), shared by every tags field. */
-export const TAG_LIMITS = { tag: 100, tags: 50 } as const;
-
+const MEMBER_BARCODE_LIMIT = 64;
 /** A member barcode: letters, digits, ".", "-" and "_", starting with a letter or digit. */
 const MemberBarcode = Type.String({
   minLength: 1,
-  maxLength: 64,
+  maxLength: MEMBER_BARCODE_LIMIT,
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
   description: 'Letters, digits, ".", "-" and "_"',
+  'x-words': {
+    pattern:
+      'A member barcode uses letters, digits, dots, dashes and underscores, and starts with a letter or digit.',
+    minLength: 'The member barcode is required.',
+    maxLength: `A member barcode has at most ${MEMBER_BARCODE_LIMIT} characters.`,
+  },
 });
 
 /** The table, in the record's order. */
@@ -90,7 +94,7 @@ export const PORTFOLIO_FIELDS = {
     kind: 'text',
     part: 'content',
     writer: 'editor',
-    maxLength: 64,
+    maxLength: MEMBER_BARCODE_LIMIT,
     required: true,
     echo: true,
     filter: { kind: 'exact', rank: 1 },

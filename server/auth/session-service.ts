@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Session } from '../../shared';
+import { type Session, waitInWords } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 import { Lru } from '../lib/lru';
@@ -64,9 +64,13 @@ export class SessionService {
   async signIn(username: string, password: string, address: string): Promise<Session> {
     const wait = await this.throttle.retryAfter(address, username);
     if (wait > 0) {
-      throw new ApiError('TOO_MANY_ATTEMPTS', undefined, [], {
-        'retry-after': String(Math.ceil(wait / 1000)),
-      });
+      const seconds = Math.ceil(wait / 1000);
+      throw new ApiError(
+        'TOO_MANY_ATTEMPTS',
+        `Too many failed sign-ins; try again in ${waitInWords(seconds)}, or ask an admin to unlock this user.`,
+        [],
+        { 'retry-after': String(seconds) },
+      );
     }
     const user = await this.users.get(username);
     this.dummyHash ??= hashPassword('no such user', this.config.scryptLogN);

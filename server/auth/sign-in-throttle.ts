@@ -7,16 +7,20 @@ import type { UserRepository } from '../repositories/user-repository-contract';
  */
 export class SignInThrottle {
   constructor(
-    private readonly users: Pick<UserRepository, 'attempts' | 'recordFailure' | 'clearAttempts'>,
+    private readonly users: Pick<
+      UserRepository,
+      'attempts' | 'recordFailure' | 'clearAttempts' | 'clearAttemptsStartingWith'
+    >,
     private readonly maxFailures: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
   private keys(address: string, username: string): Array<[string, number]> {
-    // Per address, allow a few usernames' worth before blocking the address itself.
+    // Per address, allow a few usernames' worth before blocking the address itself. The
+    // username leads its key, so an unlock finds that user's counts from every address.
     return [
-      [`u:${address}|${username.toLowerCase()}`, this.maxFailures],
+      [`${userPrefix(username)}${address}`, this.maxFailures],
       [`a:${address}`, this.maxFailures * 4],
     ];
   }
@@ -41,4 +45,15 @@ export class SignInThrottle {
   recordSuccess(address: string, username: string): Promise<void> {
     return this.users.clearAttempts(this.keys(address, username)[0]![0]);
   }
+
+  /**
+   * An admin's unlock: forgets the user's failures from every address; answers whether the user
+   * was locked out. An address blocked for trying many usernames stays blocked.
+   */
+  unlock(username: string): Promise<boolean> {
+    return this.users.clearAttemptsStartingWith(userPrefix(username), this.now());
+  }
 }
+
+/** "|" never occurs in a username, so one user's prefix is never another's. */
+const userPrefix = (username: string) => `u:${username.toLowerCase()}|`;

@@ -3,7 +3,7 @@ import type { Database } from '../storage/postgres/database';
 import type { Store } from '../storage/embedded/store';
 import type { DumpSummary, LibraryDump } from '../storage/library-transfer';
 import { CommandFailed, EXIT, UsageError, print, type Command, type CommandInput } from './command';
-import { holdsDatabase } from './users';
+import { requireLibrary } from './library-dir';
 
 /** A database URL, as `--database` takes it. */
 const isUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
@@ -42,8 +42,7 @@ interface OpenSide {
 }
 
 async function openDir(path: string, role: 'source' | 'target'): Promise<OpenSide> {
-  if (role === 'source' && !(await holdsDatabase(path)))
-    throw new CommandFailed(`${path} holds no Portfolio Manager data; check --from.`);
+  if (role === 'source') await requireLibrary(path, '--from');
   const [{ Store }, { DataDirInUseError }, transfer] = await Promise.all([
     import('../storage/embedded/store'),
     import('../storage/embedded/data-dir-lock'),

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import { normalizeHubUrl } from '../sync/hub-client';
 import { CommandFailed, DATA_DIR_FLAG, EXIT, UsageError, print, type Command } from './command';
+import { requireLibrary } from './library-dir';
 
 /** `--hub` with the account from the environment, shared by `serve` and `sync`. */
 export const HUB_FLAG = {
@@ -42,26 +43,20 @@ export const syncCommand: Command = {
   flags: [DATA_DIR_FLAG, HUB_FLAG],
   env: HUB_ENV,
   notes:
-    'Without --hub, the hub the data directory was set up with is used. With --hub, it signs\n' +
-    'in once (unless already set up for that hub) and keeps only a device token.\n' +
+    'The data directory must hold a library: only "serve" creates one. Without --hub, the hub\n' +
+    'the data directory was set up with is used. With --hub, it signs in once (unless already\n' +
+    'set up for that hub) and keeps only a device token.\n' +
     'Exit status: 0 the round ended well, 1 it failed (the reason is printed), 2 usage.',
   async run(input) {
     const dataDir = resolve(input.option('data-dir') ?? 'data');
     const hub = hubOf(input.option('hub'), input.env);
+    // Before the app opens it: opening an empty folder would start a library there.
+    await requireLibrary(dataDir);
     const { buildApp } = await import('../app');
     const app = await buildApp({
       dataDir,
       logger: false,
       sync: { intervalMs: 0, hub },
-      // A new data directory gets its first admin as `serve` would make it.
-      bootstrapAdmin: {
-        username: input.env.PORTFOLIO_ADMIN_USERNAME,
-        password: input.env.PORTFOLIO_ADMIN_PASSWORD,
-      },
-      onGeneratedAdminPassword: ({ username, password }) =>
-        print(
-          `Created the first admin account (username ${username}, password ${password}); shown once.`,
-        ),
     }).catch((error: unknown) => {
       if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
       throw error;

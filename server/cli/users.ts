@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { UpdateUserBodySchema, type User } from '../../shared';
@@ -20,6 +19,7 @@ import {
   type Flag,
 } from './command';
 import { DatabaseUnusable } from './serve';
+import { requireLibrary } from './library-dir';
 
 /** Where the users are: which backend, and what that means for a server running meanwhile. */
 const WHERE_NOTES =
@@ -34,21 +34,6 @@ const DATABASE_FLAG: Flag = {
   env: 'PORTFOLIO_DATABASE_URL',
   description: 'PostgreSQL, as "serve --database" takes it: postgres://user@host:5432/name',
 };
-
-/**
- * Whether `dataDir` holds a database: its snapshot or a journal segment. Checked before the
- * store is opened, because opening an empty folder would start a new database in it (a mistyped
- * --data-dir must not leave files behind).
- */
-export async function holdsDatabase(dataDir: string): Promise<boolean> {
-  try {
-    return (await readdir(dataDir)).some(
-      (name) => name === 'db.json' || /^journal-\d+\.ndjson$/.test(name),
-    );
-  } catch {
-    return false;
-  }
-}
 
 type UseUsers<T> = (users: UserService, repository: UserRepository) => Promise<T>;
 
@@ -67,8 +52,7 @@ async function withUsers<T>(input: CommandInput, use: UseUsers<T>): Promise<T> {
  */
 async function withDataDirUsers<T>(input: CommandInput, use: UseUsers<T>): Promise<T> {
   const dataDir = resolve(input.option('data-dir') ?? 'data');
-  if (!(await holdsDatabase(dataDir)))
-    throw new CommandFailed(`${dataDir} holds no Portfolio Manager data; check --data-dir.`);
+  await requireLibrary(dataDir);
   // Loaded only now: help and command-line errors answer without loading the storage.
   const [{ Store }, { EmbeddedUserRepository }, { UserService }, { resolveConfig }] =
     await Promise.all([

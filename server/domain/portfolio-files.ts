@@ -1,4 +1,11 @@
-import type { FileKind, FileSlot, PortfolioRecord, StoredFile } from '../../shared';
+import {
+  type FileKind,
+  type FileSlot,
+  type PortfolioRecord,
+  type StoredFile,
+  capitalized,
+  fileKindName,
+} from '../../shared';
 import { ApiError } from '../errors';
 
 /** What each slot accepts (DESIGN §5); anything else is a 415. */
@@ -8,18 +15,37 @@ export const SLOT_KINDS: Record<FileSlot, ReadonlySet<FileKind>> = {
   additionalDocument: new Set(['image', 'pdf', 'office', 'text', 'archive']),
 };
 
-const SLOT_ACCEPTS: Record<FileSlot, string> = {
-  cover: 'JPEG, PNG, WebP, GIF, AVIF or TIFF images',
-  draftingProcess: 'images (JPEG, PNG, WebP, GIF, AVIF, TIFF) and PDF',
-  additionalDocument:
-    'PDF, Word/Excel/PowerPoint, OpenDocument, RTF, plain text, CSV, zip and images',
+/** Each slot in words, as a refusal names it. */
+const SLOT_NAMES: Record<FileSlot, string> = {
+  cover: 'the cover',
+  draftingProcess: 'a drafting-process file',
+  additionalDocument: 'an additional document',
+};
+const LIST_NAMES: Record<FileSlot, string> = {
+  cover: 'The cover',
+  draftingProcess: 'The drafting process',
+  additionalDocument: 'The additional documents',
 };
 
-export function assertAccepted(slot: FileSlot, kind: FileKind, mimeType: string): void {
+const IMAGES = 'an image (JPEG, PNG, WebP, GIF, AVIF or TIFF)';
+const SLOT_ACCEPTS: Record<FileSlot, string> = {
+  cover: IMAGES,
+  draftingProcess: `${IMAGES} or a PDF`,
+  additionalDocument:
+    'a PDF, a Word, Excel or PowerPoint file, an OpenDocument or rich-text file, plain text, a CSV table, a zip archive or an image',
+};
+
+/** Refuses a kind the slot does not take, naming the kind in words (never its MIME type). */
+export function assertAccepted(
+  slot: FileSlot,
+  kind: FileKind,
+  mimeType: string,
+  extension?: string,
+): void {
   if (!SLOT_KINDS[slot].has(kind)) {
     throw new ApiError(
       'UNSUPPORTED_FILE_TYPE',
-      `A ${mimeType} file cannot be used as ${slot}; it accepts ${SLOT_ACCEPTS[slot]}.`,
+      `${capitalized(fileKindName(mimeType, extension))} cannot be used as ${SLOT_NAMES[slot]}; choose ${SLOT_ACCEPTS[slot]}.`,
     );
   }
 }
@@ -30,7 +56,7 @@ export function assertRoom(record: PortfolioRecord, slot: FileSlot, filesPerList
   if (record[slot].length >= filesPerList) {
     throw new ApiError(
       'TOO_MANY_FILES',
-      `${slot} already holds ${record[slot].length} files, the most allowed (${filesPerList}).`,
+      `${LIST_NAMES[slot]} already holds ${record[slot].length} files, the most allowed; delete one to add another.`,
     );
   }
 }
@@ -133,7 +159,7 @@ export function fileFromBlob(
   known: StoredFile | undefined,
   now: number,
 ): StoredFile {
-  assertAccepted(slot, facts.kind, facts.mimeType);
+  assertAccepted(slot, facts.kind, facts.mimeType, facts.extension);
   const same = known?.sha256 === ref.sha256 ? known : undefined;
   const file: StoredFile = {
     fileId: ref.fileId,

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors';
 import { StorageUnavailableError, type StorageFailure } from '../repositories/storage-backend';
 import { apiErrorOf } from '../services/repository-errors';
-import { validationDetails } from '../validation/ajv';
+import { validationFailure } from '../validation/ajv';
 
 /** Fastify's own error codes that are the client's fault, mapped to our catalogue. */
 function fromFastifyError(error: FastifyError, request: FastifyRequest): ApiError | null {
@@ -29,11 +29,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): ApiErro
   if (error instanceof SyntaxError && error.statusCode === 400)
     return new ApiError('MALFORMED_JSON');
   if (error.validation) {
-    const part = error.validationContext ?? 'body';
-    const details = validationDetails(error.validation as ErrorObject[], part);
-    const first = details[0];
-    const message = first ? `${first.field} ${first.message}` : 'The request is not valid.';
-    return new ApiError('VALIDATION_FAILED', message, details);
+    return validationFailure(error.validation as ErrorObject[], error.validationContext ?? 'body');
   }
   // @fastify/send (the API docs' static files): a path outside its folder (ForbiddenError) or no
   // such file. Either way there is nothing there, and nothing is said about why.

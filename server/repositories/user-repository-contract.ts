@@ -126,6 +126,11 @@ export interface UserRepository {
    */
   recordFailure(key: string, limit: number, windowMs: number, now: number): Promise<void>;
   clearAttempts(key: string): Promise<void>;
+  /**
+   * Forgets every count whose key starts with `prefix` (an admin's unlock); answers whether one
+   * of them was blocking at `now`.
+   */
+  clearAttemptsStartingWith(prefix: string, now: number): Promise<boolean>;
   /** Forgets counts whose window and block are both over; answers how many. */
   pruneAttempts(now: number, windowMs: number): Promise<number>;
 }

@@ -5,6 +5,7 @@ import {
   UserListSchema,
   UsernameParamsSchema,
   UserSchema,
+  UserUnlockedSchema,
   type CreateUserBody,
   type UpdateUserBody,
 } from '../../shared';
@@ -84,6 +85,25 @@ export default async function userRoutes(app: FastifyInstance) {
       },
     },
     async (request) => app.userService.update(request.params.username, request.body),
+  );
+
+  app.post<{ Params: Params }>(
+    '/api/v1/users/:username/unlock',
+    {
+      schema: {
+        ...common,
+        operationId: 'unlockUser',
+        summary: 'End a lockout after failed sign-ins',
+        description:
+          'Forgets the user’s failed sign-ins from every address, so the user may sign in again at once. An address blocked for trying many usernames stays blocked until its window ends.',
+        params: UsernameParamsSchema,
+        response: {
+          200: json(UserUnlockedSchema, 'Unlocked; says whether the user was locked out'),
+          ...errors('FORBIDDEN', 'USER_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => app.userService.unlock(request.params.username),
   );
 
   app.delete<{ Params: Params }>(

@@ -1,6 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { ApiError } from '../errors';
-import { compiledOnFirstUse, sharedAjv, validationDetails } from '../validation/ajv';
+import { compiledOnFirstUse, sharedAjv, validationFailure } from '../validation/ajv';
 
 /**
  * A validator for one request body, compiled from its shared schema on first use, by the strict
@@ -12,9 +11,6 @@ export function bodyValidator<T extends TSchema>(schema: T): (body: unknown) => 
   const validate = compiledOnFirstUse(() => sharedAjv(false).compile(schema));
   return (body) => {
     if (validate(body)) return body as Static<T>;
-    const details = validationDetails(validate.errors ?? [], 'body');
-    const first = details[0];
-    const message = first ? `${first.field} ${first.message}` : 'The request is not valid.';
-    throw new ApiError('VALIDATION_FAILED', message, details);
+    throw validationFailure(validate.errors ?? [], 'body');
   };
 }

@@ -278,7 +278,7 @@ export class PortfolioService {
       // The file is written; its inspection, the last of its hashing and its fsync may still be
       // running. Adopting waits for the fsync.
       const inspection = await upload.inspection;
-      assertAccepted(slot, inspection.kind, inspection.mimeType);
+      assertAccepted(slot, inspection.kind, inspection.mimeType, inspection.extension);
       const { md5, sha256 } = await upload.hashes;
       release = await this.blobs.adopt(upload.tempPath, sha256, upload.durable);
       const now = this.now();

@@ -1,20 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import type { CreateUserBody, UpdateUserBody, User } from '../../shared';
+import type { CreateUserBody, UpdateUserBody, User, UserUnlocked } from '../../shared';
 import type { AuthOptions } from '../config';
 import { ApiError } from '../errors';
 import type { UserRecord, UserRepository } from '../repositories/user-repository-contract';
 import { hashPassword } from '../auth/password';
+import { SignInThrottle } from '../auth/sign-in-throttle';
 
 export function publicUser({ passwordHash: _hash, ...user }: UserRecord): User {
   return user;
 }
 
 export class UserService {
+  private readonly throttle: SignInThrottle;
+
   constructor(
     private readonly users: UserRepository,
     private readonly config: AuthOptions,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.throttle = new SignInThrottle(users, config.maxFailedSignIns, config.failureWindowMs, now);
+  }
 
   async list(): Promise<User[]> {
     return (await this.users.list()).map(publicUser);
@@ -71,6 +76,13 @@ export class UserService {
     if (current.role === 'admin') await this.assertNotLastAdmin();
     if (!(await this.users.delete(username)))
       throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
+  }
+
+  /** Ends a lockout after failed sign-ins, so the user may sign in again at once. */
+  async unlock(username: string): Promise<UserUnlocked> {
+    if (!(await this.users.get(username)))
+      throw new ApiError('USER_NOT_FOUND', `No user named "${username}".`);
+    return { username, wasLocked: await this.throttle.unlock(username) };
   }
 
   private async assertNotLastAdmin(): Promise<void> {

@@ -1,8 +1,9 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type addFormats from 'ajv-formats';
-import type { ErrorDetail } from '../../shared';
+import { ApiError } from '../errors';
 import { lazyRequire } from '../lazy-require';
+import { plainDetails } from './error-words';
 
 /**
  * Ajv as the API validates with, and its errors in the API's words: shared by the HTTP layer
@@ -25,6 +26,8 @@ export function createAjv(coerceTypes: boolean): Ajv {
     useDefaults: true,
     coerceTypes,
     strict: false,
+    // Errors carry the schema that failed, so a schema's own words (`x-words`) can be said.
+    verbose: true,
     // The schemas are TypeBox's, checked by the type checker and the tests; checking them against
     // the JSON Schema meta-schema at every start cost ~50 ms.
     validateSchema: false,
@@ -67,30 +70,12 @@ export function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFun
   return lazy;
 }
 
-/** Turns Ajv errors into the API's details, naming each field as `<part>.<path>`. */
-export function validationDetails(errors: ErrorObject[], part: string): ErrorDetail[] {
-  const details = errors
-    .filter((error) => !(error.keyword === 'anyOf' || error.keyword === 'oneOf'))
-    .map((error) => {
-      const path = error.instancePath.split('/').filter(Boolean);
-      const params = error.params as Record<string, unknown>;
-      if (error.keyword === 'required') path.push(String(params.missingProperty));
-      if (error.keyword === 'additionalProperties') {
-        path.push(String(params.additionalProperty));
-        return { field: [part, ...path].join('.'), message: 'is not a known field' };
-      }
-      const message =
-        error.keyword === 'pattern' && error.schema === '\\S'
-          ? 'must not be blank'
-          : error.keyword === 'required'
-            ? 'is required'
-            : (error.message ?? 'is not valid');
-      return { field: [part, ...path].join('.'), message };
-    });
-  // A union reports one error per branch; say each field's problem once.
-  const seen = new Set<string>();
-  return details.filter((detail) => {
-    const key = `${detail.field}|${detail.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+/** The one refusal of a request part that failed its schema: the first problem leads. */
+export function validationFailure(errors: ErrorObject[], part: string): ApiError {
+  const details = plainDetails(errors, part);
+  return new ApiError(
+    'VALIDATION_FAILED',
+    details[0]?.message ?? 'The request is not valid.',
+    details,
+  );
 }

@@ -54,7 +54,9 @@ export const StoredFileSchema = Type.Object({
   dimention: DimensionSchema,
 });
 
-export const FileDescriptionSchema = Type.String({ maxLength: 1000 });
+/** A file's description: at most this many characters. */
+export const FILE_DESCRIPTION_LIMIT = 1000;
+export const FileDescriptionSchema = Type.String({ maxLength: FILE_DESCRIPTION_LIMIT });
 
 export type CoverFile = Static<typeof CoverFileSchema>;
 export type ListFile = Static<typeof ListFileSchema>;

@@ -11,18 +11,21 @@ import {
   PORTFOLIO_FIELDS,
   rankedKeys,
   RECORD_PROPERTIES,
-  TAG_LIMITS,
   TEXT_LIMITS,
   type KeysWith,
 } from '../portfolio-fields';
-import { Clearable, OptionalText } from './common';
-import { CoverFileSchema, ListFileSchema } from './file';
+import { Clearable, OptionalText, TAG_LIMITS } from './common';
+import { CoverFileSchema, FILE_DESCRIPTION_LIMIT, ListFileSchema } from './file';
 
 export const COMMANDS = ['save', 'publish', 'unpublish', 'activate', 'deactivate'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** Field limits, shared by validation and the renderer's forms: from the field table. */
-export const LIMITS = { ...TEXT_LIMITS, ...TAG_LIMITS } as const;
+export const LIMITS = {
+  ...TEXT_LIMITS,
+  ...TAG_LIMITS,
+  fileDescription: FILE_DESCRIPTION_LIMIT,
+} as const;
 
 /**
  * The one definition of a portfolio: every field with its type and limits, from the field table

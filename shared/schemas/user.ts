@@ -12,6 +12,10 @@ const Password = Type.String({
   minLength: 8,
   maxLength: 1024,
   description: 'At least 8 characters',
+  'x-words': {
+    minLength: 'A password has at least 8 characters.',
+    maxLength: 'A password has at most 1,024 characters.',
+  },
 });
 const AllowEdit = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 200,
@@ -53,6 +57,16 @@ export const UpdateUserBodySchema = Type.Object(
   { $id: 'UpdateUserBody', additionalProperties: false, minProperties: 1 },
 );
 
+export const UserUnlockedSchema = Type.Object(
+  {
+    username: Type.String(),
+    wasLocked: Type.Boolean({
+      description: 'Whether failed sign-ins had locked the user out until now',
+    }),
+  },
+  { $id: 'UserUnlocked' },
+);
+
 export const UsernameParamsSchema = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
 });
@@ -60,3 +74,4 @@ export const UsernameParamsSchema = Type.Object({
 export type User = Static<typeof UserSchema>;
 export type CreateUserBody = Static<typeof CreateUserBodySchema>;
 export type UpdateUserBody = Static<typeof UpdateUserBodySchema>;
+export type UserUnlocked = Static<typeof UserUnlockedSchema>;

@@ -26,7 +26,7 @@ describe('portfolio form rules', () => {
       /letters, digits/i,
     );
     expect(validate({ ...filled(), projectTitle: 'x'.repeat(201) }).projectTitle).toBe(
-      'At most 200 characters.',
+      'Project title holds at most 200 characters; remove 1 to save.',
     );
     expect(validate(filled())).toEqual({});
   });

@@ -459,9 +459,29 @@ describe('portfolio users', { timeout: SPAWN_TIMEOUT }, () => {
       const result = await run(['users', 'list', '--data-dir', dir]);
       expect(result.code).toBe(1);
       expect(result.stderr.trim()).toBe(
-        `error: ${dir} holds no Portfolio Manager data; check --data-dir.`,
+        `error: ${dir} holds no Portfolio Manager data; check --data-dir. Only "portfolio serve" creates a library.`,
       );
     }
+    expect(await readdir(empty)).toEqual([]);
+  });
+
+  it('only serve creates a library: sync refuses an empty or missing folder, creating nothing', async () => {
+    const empty = await tempDir();
+    const missing = join(empty, 'typo');
+    for (const args of [[], ['--hub', 'http://127.0.0.1:1']]) {
+      for (const dir of [empty, missing]) {
+        const result = await run(['sync', '--data-dir', dir, ...args], {
+          PORTFOLIO_HUB_USERNAME: 'ann',
+          PORTFOLIO_HUB_PASSWORD: 'ann-password',
+        });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr.trim()).toBe(
+          `error: ${dir} holds no Portfolio Manager data; check --data-dir. Only "portfolio serve" creates a library.`,
+        );
+        expect(result.stdout).toBe('');
+      }
+    }
+    // Nothing made: the empty folder stays empty, the missing one absent.
     expect(await readdir(empty)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killRunningClis, spawnCli } from '../helpers/cli-process';
 import {
@@ -68,11 +69,14 @@ describe('sync from the command line and in the background', () => {
   it('portfolio sync runs one round for a stopped data directory: 0, 1 or 2 with words', async () => {
     const dir = await tempDir('replica-cli-');
     dirs.push(dir);
-    const ok = spawnCli(['sync', '--data-dir', dir, '--hub', hub.url], {
-      ...hubEnv,
-      PORTFOLIO_ADMIN_USERNAME: ADMIN.username,
-      PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
-    });
+    // Only serve creates a library: sync on the new folder refuses and leaves it empty.
+    const refused = spawnCli(['sync', '--data-dir', dir, '--hub', hub.url], hubEnv);
+    expect((await refused.exited).code).toBe(1);
+    expect(refused.stderr()).toMatch(/holds no Portfolio Manager data/);
+    expect(await readdir(dir)).toEqual([]);
+    await stopNode(await startNode('replica-cli', dir));
+
+    const ok = spawnCli(['sync', '--data-dir', dir, '--hub', hub.url], hubEnv);
     expect((await ok.exited).code, ok.stdout() + ok.stderr()).toBe(0);
     expect(ok.stdout()).toMatch(/Syncing .* with http:\/\/127\.0\.0\.1:\d+ as admin/);
     expect(ok.stdout()).toMatch(/Done: pulled \d+, pushed 0/);
@@ -93,7 +97,7 @@ describe('sync from the command line and in the background', () => {
     const usage = spawnCli(['sync', '--data-dir', dir, '--hub', hub.url]);
     expect((await usage.exited).code).toBe(2);
     expect(usage.stderr()).toMatch(/PORTFOLIO_HUB_USERNAME and PORTFOLIO_HUB_PASSWORD/);
-  });
+  }, 90_000);
 
   it('a change the hub refuses is kept, said in words, and not sent again until edited', async () => {
     const made = await hub.request('POST', '/api/v1/users', {

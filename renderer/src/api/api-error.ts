@@ -1,4 +1,4 @@
-import type { ErrorBody, ErrorCode } from '../../../shared';
+import { type ErrorBody, type ErrorCode, waitInWords } from '../../../shared';
 
 /** An answer from the API that was not a success, carrying the server's error body when it sent one. */
 export class ApiError extends Error {
@@ -60,9 +60,12 @@ export function describeError(error: unknown): string {
       case 415:
         return `Not accepted: ${error.body?.message ?? 'this type of file is not accepted here.'}`;
       case 429:
-        return error.retryAfterSeconds
-          ? `Too many attempts. Try again in ${error.retryAfterSeconds} seconds.`
-          : (error.body?.message ?? 'Too many attempts. Try again later.');
+        return (
+          error.body?.message ??
+          (error.retryAfterSeconds
+            ? `Too many attempts. Try again in ${waitInWords(error.retryAfterSeconds)}.`
+            : 'Too many attempts. Try again later.')
+        );
       default:
         return error.message;
     }

@@ -6,7 +6,6 @@ interface TagInputProps {
   onChange(values: string[]): void;
   error?: string;
   hint?: string;
-  maxTagLength?: number;
   name?: string;
 }
 
@@ -15,15 +14,7 @@ interface TagInputProps {
  * in an empty box removes the last one; leaving the box keeps a half-typed entry too, so a
  * tag is never lost by clicking Save straight away.
  */
-export function TagInput({
-  label,
-  values,
-  onChange,
-  error,
-  hint,
-  maxTagLength = 100,
-  name,
-}: TagInputProps) {
+export function TagInput({ label, values, onChange, error, hint, name }: TagInputProps) {
   const [draft, setDraft] = useState('');
   const inputId = useId();
   const hintId = useId();
@@ -76,7 +67,6 @@ export function TagInput({
           id={inputId}
           name={name}
           value={draft}
-          maxLength={maxTagLength}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
           onBlur={() => commit(draft)}

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { characterCount } from './character-count';
 
 interface TextFieldProps {
   label: string;
@@ -8,7 +9,11 @@ interface TextFieldProps {
   required?: boolean;
   multiline?: boolean;
   rows?: number;
-  maxLength?: number;
+  /**
+   * The most characters the field may hold. Shown as a counter as one types; the text may
+   * exceed it (never cut), and the form refuses to save until it fits.
+   */
+  limit?: number;
   error?: string;
   hint?: string;
   autoComplete?: string;
@@ -25,7 +30,7 @@ export function TextField({
   required,
   multiline,
   rows = 5,
-  maxLength,
+  limit,
   error,
   hint,
   autoComplete,
@@ -35,14 +40,17 @@ export function TextField({
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  const counterId = `${id}-counter`;
+  const over = limit !== undefined && value.length > limit;
   const describedBy =
-    [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
+    [hint ? hintId : '', limit !== undefined ? counterId : '', error ? errorId : '']
+      .filter(Boolean)
+      .join(' ') || undefined;
   const common = {
     id,
     name,
     value,
     required,
-    maxLength,
     autoComplete,
     'aria-invalid': error ? true : undefined,
     'aria-describedby': describedBy,
@@ -66,6 +74,11 @@ export function TextField({
       {hint && (
         <p className="field-hint" id={hintId}>
           {hint}
+        </p>
+      )}
+      {limit !== undefined && (
+        <p className={`field-counter ${over ? 'field-counter--over' : ''}`} id={counterId}>
+          {characterCount(value.length, limit)}
         </p>
       )}
       {error && (

@@ -3,7 +3,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { ROLES, type Role, type User } from '../../../shared';
 import { ApiError, describeError } from '../api/api-error';
 import { queryKeys } from '../api/query-keys';
-import { createUser, deleteUser, listUsers, updateUser } from '../api/users-api';
+import { createUser, deleteUser, listUsers, unlockUser, updateUser } from '../api/users-api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { TagInput } from '../components/TagInput';
 import { TextField } from '../components/TextField';
@@ -218,6 +218,14 @@ function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
       toast.error(`${user.username} was not deleted. ${describeError(error)}`);
     },
   });
+  const unlock = useMutation({
+    mutationFn: () => unlockUser(user.username),
+    onSuccess: ({ wasLocked }) =>
+      wasLocked
+        ? toast.success(`${user.username} is unlocked and can sign in again now.`)
+        : toast.success(`${user.username} was not locked out; nothing needed to change.`),
+    onError: (error) => toast.error(`${user.username} was not unlocked. ${describeError(error)}`),
+  });
   const errors = fieldErrorsOf(update.error);
 
   return (
@@ -243,6 +251,16 @@ function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
             aria-label={`Edit ${user.username}`}
           >
             Edit
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => unlock.mutate()}
+            disabled={unlock.isPending}
+            aria-label={`Unlock ${user.username}`}
+            title="After too many wrong passwords a user must wait; this lets them sign in again now."
+          >
+            Unlock
           </button>
           <button
             type="button"

@@ -1,11 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, useId, useState } from 'react';
-import type { FileSlot, PortfolioDetail } from '../../../shared';
+import { type FileSlot, type PortfolioDetail, LIMITS } from '../../../shared';
 import { describeError } from '../api/api-error';
 import { type FileObject, deleteFile, fileIdOf, updateFileDescription } from '../api/portfolio-api';
 import { queryKeys } from '../api/query-keys';
 import { AuthedImage } from '../components/AuthedImage';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { characterCount, tooLongMessage } from '../components/character-count';
 import { useToast } from '../components/use-toast';
 import { fileKindLabel, formatBytes, isRasterImage } from '../lib/format';
 import { type PendingUpload, useUploads } from './use-uploads';
@@ -207,6 +208,9 @@ function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: Fil
   });
 
   const changed = description !== (file.description ?? '');
+  const tooLong = description.length > LIMITS.fileDescription;
+  const counterId = `${descriptionId}-counter`;
+  const errorId = `${descriptionId}-error`;
   return (
     <li className="file-row">
       {isRasterImage(file.mimeType) ? (
@@ -229,7 +233,7 @@ function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: Fil
           className="description-form"
           onSubmit={(event) => {
             event.preventDefault();
-            saveDescription.mutate();
+            if (!tooLong) saveDescription.mutate();
           }}
         >
           <label htmlFor={descriptionId} className="field-label">
@@ -239,17 +243,26 @@ function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: Fil
             <input
               id={descriptionId}
               value={description}
-              maxLength={1000}
               onChange={(event) => setDescription(event.target.value)}
+              aria-invalid={tooLong ? true : undefined}
+              aria-describedby={tooLong ? `${counterId} ${errorId}` : counterId}
             />
             <button
               type="submit"
               className="button button--small"
-              disabled={!changed || saveDescription.isPending}
+              disabled={!changed || tooLong || saveDescription.isPending}
             >
               Save description
             </button>
           </div>
+          <p className={`field-counter ${tooLong ? 'field-counter--over' : ''}`} id={counterId}>
+            {characterCount(description.length, LIMITS.fileDescription)}
+          </p>
+          {tooLong && (
+            <p className="field-error" id={errorId}>
+              {tooLongMessage('A description', description.length, LIMITS.fileDescription)}
+            </p>
+          )}
         </form>
       </div>
       <button

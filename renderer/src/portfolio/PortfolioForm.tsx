@@ -1,5 +1,4 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { LIMITS } from '../../../shared';
 import { SanitizedHtml } from '../components/SanitizedHtml';
 import { SelectField } from '../components/SelectField';
 import { TagInput } from '../components/TagInput';
@@ -91,7 +90,7 @@ export function PortfolioForm({
       label={FIELD_LABELS[field]}
       value={values[field]}
       onChange={(value) => set(field, value)}
-      maxLength={maxLengthOf(field)}
+      limit={maxLengthOf(field)}
       error={errorOf(field)}
       {...extra}
     />
@@ -108,7 +107,6 @@ export function PortfolioForm({
       onChange={(next) => set(field, next)}
       error={errorOf(field)}
       hint={hint}
-      maxTagLength={LIMITS.tag}
     />
   );
 
@@ -196,7 +194,7 @@ export function PortfolioForm({
               onChange={(value) => set('certificateDesc', value)}
               multiline
               rows={8}
-              maxLength={maxLengthOf('certificateDesc')}
+              limit={maxLengthOf('certificateDesc')}
               error={errorOf('certificateDesc')}
               hint="HTML. Scripts, styles and unsafe attributes are removed; the preview shows what will be displayed."
               className="mono-input"

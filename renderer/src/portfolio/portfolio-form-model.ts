@@ -4,6 +4,7 @@ import {
   type PortfolioDetail,
   type UpdatePortfolioBody,
 } from '../../../shared';
+import { tooLongMessage } from '../components/character-count';
 
 /** The edit form's state: every interface field, arrays as tag lists. */
 export interface PortfolioFormValues {
@@ -128,7 +129,7 @@ export function validate(values: PortfolioFormValues): FieldErrors {
   const errors: FieldErrors = {};
   for (const field of TEXT_FIELDS) {
     if (values[field].length > MAX_LENGTH[field])
-      errors[field] = `At most ${MAX_LENGTH[field]} characters.`;
+      errors[field] = tooLongMessage(FIELD_LABELS[field], values[field].length, MAX_LENGTH[field]);
   }
   for (const field of REQUIRED_FIELDS) {
     if (!values[field].trim()) errors[field] = `${FIELD_LABELS[field]} is required.`;

@@ -206,6 +206,16 @@ export class EmbeddedUserRepository implements UserRepository {
     this.failures.delete(key);
   }
 
+  async clearAttemptsStartingWith(prefix: string, now: number): Promise<boolean> {
+    let blocking = false;
+    for (const [key, entry] of this.failures) {
+      if (!key.startsWith(prefix)) continue;
+      blocking ||= entry.blockedUntil > now;
+      this.failures.delete(key);
+    }
+    return blocking;
+  }
+
   async pruneAttempts(now: number, windowMs: number): Promise<number> {
     let pruned = 0;
     for (const [key, entry] of this.failures) {

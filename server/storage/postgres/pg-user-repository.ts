@@ -333,6 +333,16 @@ export class PgUserRepository implements UserRepository {
     await this.pool.query('DELETE FROM sign_in_attempts WHERE key = $1', [key]);
   }
 
+  async clearAttemptsStartingWith(prefix: string, now: number): Promise<boolean> {
+    // starts_with, not LIKE: a username may hold "_", which LIKE reads as a wildcard.
+    const { rows } = await this.pool.query<{ blocking: boolean }>(
+      `DELETE FROM sign_in_attempts WHERE starts_with(key, $1)
+       RETURNING blocked_until > $2::bigint AS blocking`,
+      [prefix, now],
+    );
+    return rows.some((row) => row.blocking);
+  }
+
   async pruneAttempts(now: number, windowMs: number): Promise<number> {
     const { rowCount } = await this.pool.query(
       'DELETE FROM sign_in_attempts WHERE blocked_until < $1::bigint AND window_start < $1::bigint - $2::bigint',

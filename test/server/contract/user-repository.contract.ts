@@ -182,6 +182,21 @@ export function userRepositoryContract(
       expect((await users.attempts('busy'))?.failures).toBe(20);
     });
 
+    it('clears every count under a prefix, saying whether one was blocking', async () => {
+      const users = await open();
+      await users.recordFailure('u:a_b|10.0.0.1', 1, MINUTE, T0);
+      await users.recordFailure('u:a_b|10.0.0.2', 5, MINUTE, T0);
+      // "_" is taken as itself, not as a wildcard.
+      await users.recordFailure('u:axb|10.0.0.1', 1, MINUTE, T0);
+      expect(await users.clearAttemptsStartingWith('u:a_b|', T0 + 1)).toBe(true);
+      expect(await users.attempts('u:a_b|10.0.0.1')).toBeUndefined();
+      expect(await users.attempts('u:a_b|10.0.0.2')).toBeUndefined();
+      expect(await users.attempts('u:axb|10.0.0.1')).toBeDefined();
+      // A block that has lapsed is not "blocking".
+      expect(await users.clearAttemptsStartingWith('u:axb|', T0 + 2 * MINUTE)).toBe(false);
+      expect(await users.clearAttemptsStartingWith('u:nobody|', T0)).toBe(false);
+    });
+
     it('prunes counts whose window and block are over', async () => {
       const users = await open();
       await users.recordFailure('stale', 5, MINUTE, T0);
