@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, utimes } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -190,5 +191,48 @@ describe('idle partial uploads are swept within the hour', () => {
     } finally {
       await again.stop();
     }
+  });
+});
+
+describe('uploads started together', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ uploads: { userBytes: 1 * MB } });
+  });
+  afterAll(() => server.close());
+
+  it('cannot all pass the quota: each is counted from its admission on', async () => {
+    const editor = await server.userSession('parallel-editor', 'editor');
+    const { port } = new URL(server.url);
+    // Five uploads whose bodies come slowly: all are admitted (or not) before any is on disk.
+    const answers = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const bytes = bytesOf(400 * KB);
+            const request = httpRequest({
+              host: '127.0.0.1',
+              port,
+              method: 'PUT',
+              path: `/api/v1/blobs/${sha256(bytes)}`,
+              headers: {
+                authorization: editor,
+                'content-type': 'application/octet-stream',
+                'content-length': String(bytes.length),
+              },
+            });
+            request.on('response', (response) => {
+              response.resume();
+              resolve(response.statusCode!);
+            });
+            request.on('error', reject);
+            request.write(bytes.subarray(0, KB));
+            setTimeout(() => request.end(bytes.subarray(KB)), 500);
+          }),
+      ),
+    );
+    expect(answers.filter((status) => status === 201)).toHaveLength(2);
+    expect(answers.filter((status) => status === 413)).toHaveLength(3);
   });
 });
