@@ -11,7 +11,7 @@
  * - A change is acknowledged (the promise resolves) only once it is durable.
  * - Records handed out are immutable snapshots; a change stores a new object.
  */
-import type { PortfolioRecord } from '../../shared';
+import type { AppliedMutation, PortfolioRecord } from '../../shared';
 import type { Cursor, ListScope, SortValue } from '../domain/list-query';
 
 export type { Cursor, SortValue };
@@ -85,6 +85,17 @@ export interface TrashEntry {
   seq: number;
   /** The portfolio as it was when deleted: a restore brings exactly this back. */
   snapshot: StoredPortfolio;
+}
+
+/**
+ * What is kept of a purged portfolio while its tombstone is: enough for the feed, and the sync
+ * mutations applied to it, so a replayed one is answered, never applied again (DESIGN §10).
+ */
+export interface PurgedPortfolio {
+  portfolioId: string;
+  revision: number;
+  seq: number;
+  syncApplied: AppliedMutation[];
 }
 
 /** One entry of the change feed, collapsed to the record's latest state. */
@@ -248,8 +259,13 @@ export interface PortfolioRepository {
 
   getTrashed(portfolioId: string): Promise<TrashEntry | undefined>;
   listTrash(pageSize: number, cursor: string | null): Promise<Page<TrashEntry>>;
-  /** Removes trashed portfolios deleted before `deletedBefore` (or one id); their history too. */
+  /**
+   * Removes trashed portfolios deleted before `deletedBefore` (or one id); their history too. A
+   * tombstone keeps each one's id, revision and applied sync mutations (`getPurged`).
+   */
   purge(options: { deletedBefore?: number; portfolioId?: string }): Promise<string[]>;
+  /** A purged portfolio whose tombstone is still kept, or undefined. */
+  getPurged(portfolioId: string): Promise<PurgedPortfolio | undefined>;
 
   /** Kept revisions, newest first. */
   revisions(

@@ -6,11 +6,10 @@ import {
   type Waiting,
 } from '../domain/upload-quota';
 import { ApiError } from '../errors';
-import { KeyedSerialQueue } from '../lib/keyed-serial-queue';
 import { SerialQueue } from '../lib/serial-queue';
 import { tooLarge } from '../media/receive-file';
 import type { BlobStore, Release } from '../storage/blob-store';
-import type { PartialUploads } from '../storage/partial-uploads';
+import { PartialUploads } from '../storage/partial-uploads';
 import type { UploadLedger } from '../storage/upload-ledger';
 
 export interface BlobServiceOptions {
@@ -45,9 +44,11 @@ export type BlobState = { stored: true; size: number } | { stored: false; offset
  * some kept record refers to.
  */
 export class BlobService {
-  /** One upload per blob at a time: a second waits, then finds where the first one ended. */
-  private readonly uploads = new KeyedSerialQueue();
-  /** The upload of each blob being received now, settled when it ends (well or not). */
+  /**
+   * The upload of each blob being received into its resumable partial now, settled when it ends
+   * (well or not). One at a time per blob; an upload arriving meanwhile never waits for it (a
+   * stalled client would hold it up to the request timeout): see `uploadAside`.
+   */
   private readonly receiving = new Map<string, Promise<unknown>>();
   /**
    * Uploads admitted in this process and still running, with the bytes each may reach: counted
@@ -106,18 +107,65 @@ export class BlobService {
       this.options.blobs.keep(sha256, this.options.keepUnreferencedMs);
       return { status: 'existed', size: existing };
     }
-    return this.uploads.run(sha256, async () => {
-      const room = await this.admit(sha256, piece, uploader);
-      const upload = this.continueUpload(sha256, body, piece, room);
-      const settled = upload.catch(() => {});
-      this.receiving.set(sha256, settled);
-      try {
-        return await upload;
-      } finally {
-        this.admitted.delete(sha256);
-        if (this.receiving.get(sha256) === settled) this.receiving.delete(sha256);
-      }
-    });
+    // Checked and set in one turn: two uploads can never both take the resumable partial.
+    if (this.receiving.has(sha256)) return this.uploadAside(sha256, body, piece);
+    const upload = this.admit(sha256, piece, uploader).then((room) =>
+      this.continueUpload(sha256, body, piece, room),
+    );
+    const settled = upload.catch(() => {});
+    this.receiving.set(sha256, settled);
+    try {
+      return await upload;
+    } finally {
+      this.admitted.delete(sha256);
+      // Another upload may have landed the blob meanwhile: what this one kept is stale then.
+      // Still marked as receiving, so no other upload takes the partial while it goes.
+      if ((await this.options.blobs.sizeOf(sha256).catch(() => undefined)) !== undefined)
+        await this.options.partials.remove(sha256).catch(() => {});
+      this.receiving.delete(sha256);
+    }
+  }
+
+  /**
+   * An upload of a blob whose resumable partial another request is writing. A whole one is
+   * received into a partial of its own, checked and moved into the blob store like any other
+   * (the first to land wins; the same bytes are dropped by the others); it is not resumable. A
+   * range cannot continue a partial still being written: 409 with the offset kept so far, at
+   * once, so the client asks again (HEAD) instead of waiting.
+   */
+  private async uploadAside(sha256: string, body: Readable, piece: Piece): Promise<UploadResult> {
+    const { blobs, partials, maxBytes } = this.options;
+    if (piece.kind === 'range') {
+      const kept = await partials.offset(sha256);
+      throw new ApiError(
+        'UPLOAD_OFFSET_MISMATCH',
+        `Another upload of this blob is under way (${kept} bytes kept so far); ask again in a moment where to continue.`,
+        [],
+        { 'upload-offset': String(kept) },
+      );
+    }
+    const name = PartialUploads.asideName(sha256);
+    try {
+      const appended = await partials.append(name, body, {
+        offset: 0,
+        limit: piece.total ?? maxBytes,
+        tooMuch: () =>
+          piece.total !== undefined
+            ? new ApiError('VALIDATION_FAILED', 'The body has more bytes than it declared.')
+            : tooLarge(maxBytes),
+      });
+      const total = piece.total ?? appended.length;
+      if (appended.length < total)
+        throw new ApiError('VALIDATION_FAILED', 'The body has fewer bytes than it declared.');
+      if ((await appended.digest()) !== sha256) throw hashMismatch(sha256, total);
+      const release = await blobs.adopt(partials.pathOf(name), sha256, Promise.resolve());
+      blobs.keep(sha256, this.options.keepUnreferencedMs);
+      release();
+      return { status: 'created', size: total };
+    } finally {
+      // Adopted (renamed away), dropped by adopt, or refused: nothing of it stays.
+      await partials.remove(name).catch(() => {});
+    }
   }
 
   /**
@@ -182,10 +230,7 @@ export class BlobService {
     }
     if ((await appended.digest()) !== sha256) {
       await partials.remove(sha256);
-      throw new ApiError(
-        'BLOB_HASH_MISMATCH',
-        `The ${total} bytes received do not hash to ${sha256}; nothing was kept, send the blob again.`,
-      );
+      throw hashMismatch(sha256, total);
     }
     // The partial is fsync'd: adopting only renames it into place and fsyncs the directories.
     const release = await blobs.adopt(partials.pathOf(sha256), sha256, Promise.resolve());
@@ -252,6 +297,13 @@ function quotaError(refusal: Admission & { admitted: false }): ApiError {
 function inWords(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
   return `${Math.ceil(bytes / 1024)} KB`;
+}
+
+function hashMismatch(sha256: string, total: number): ApiError {
+  return new ApiError(
+    'BLOB_HASH_MISMATCH',
+    `The ${total} bytes received do not hash to ${sha256}; nothing was kept, send the blob again.`,
+  );
 }
 
 function offsetMismatch(kept: number, sent: number): ApiError {

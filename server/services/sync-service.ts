@@ -248,9 +248,25 @@ export class SyncService {
     const live = await this.repository.get(mutation.portfolioId);
     const trashed = live ? undefined : await this.repository.getTrashed(mutation.portfolioId);
     const holder = live ?? trashed?.snapshot;
-    const entry = holder?.syncApplied?.find(
-      (applied) => applied.replicaId === replicaId && applied.mutationId === mutation.mutationId,
-    );
+    const isThis = (applied: AppliedMutation) =>
+      applied.replicaId === replicaId && applied.mutationId === mutation.mutationId;
+    if (!holder) {
+      // Purged since: its tombstone remembers what was applied to it, so a replayed create
+      // does not make it again.
+      const purged = await this.repository.getPurged(mutation.portfolioId);
+      const gone = purged?.syncApplied.find(isThis);
+      if (purged && gone) {
+        return {
+          mutationId: mutation.mutationId,
+          status: gone.status as MutationStatus,
+          portfolioId: mutation.portfolioId,
+          revision: gone.revision,
+          seq: purged.seq,
+          ...(gone.conflictId && { conflictId: gone.conflictId }),
+        };
+      }
+    }
+    const entry = holder?.syncApplied?.find(isThis);
     if (entry && holder) {
       const seq =
         holder.revision === entry.revision

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +6,12 @@ import type { Readable } from 'node:stream';
 import { consume } from '../lib/consume';
 import { syncDirectory } from './durable-file';
 
+/**
+ * A partial's name: the blob's sha256 (the resumable one), or that and a random suffix (a whole
+ * upload received beside the resumable one while that one is under way; never resumed).
+ */
+const PARTIAL_NAME = /^[0-9a-f]{64}(\.[0-9a-f]{16})?$/;
+/** The resumable partial of a blob: its sha256 alone. */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Network chunks are small; writing them in batches saves a thread-pool round trip per chunk. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -39,9 +45,14 @@ export class PartialUploads {
     return new PartialUploads(dir);
   }
 
-  pathOf(sha256: string): string {
-    if (!SHA256_HEX.test(sha256)) throw new Error(`Not a sha256: ${sha256}`);
-    return join(this.dir, sha256);
+  pathOf(name: string): string {
+    if (!PARTIAL_NAME.test(name)) throw new Error(`Not a partial's name: ${name}`);
+    return join(this.dir, name);
+  }
+
+  /** A fresh name for a partial of `sha256` received beside its resumable one. */
+  static asideName(sha256: string): string {
+    return `${sha256}.${randomBytes(8).toString('hex')}`;
   }
 
   /** How many bytes of the blob are kept (0 when none). */
@@ -125,7 +136,8 @@ export class PartialUploads {
   /** Removes partials untouched for `maxAgeMs`; answers how many. */
   async removeOlderThan(maxAgeMs: number, now = Date.now()): Promise<number> {
     let removed = 0;
-    for (const name of await this.list()) {
+    for (const name of await readdir(this.dir)) {
+      if (!PARTIAL_NAME.test(name)) continue;
       const stats = await stat(join(this.dir, name)).catch(() => undefined);
       if (!stats || now - stats.mtimeMs < maxAgeMs) continue;
       await this.remove(name);

@@ -202,6 +202,60 @@ describe('blobs: missing, resumable upload, download (sync)', () => {
     },
   );
 
+  it('a stalled upload of a blob holds up no other upload of it, and leaves no partial behind', async () => {
+    const bytes = randomBytes(2 * MB);
+    const sha = sha256(bytes);
+    // A client that sends half the body, then stalls with the connection open.
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('connect', () => {
+        socket.write(
+          `PUT /api/v1/blobs/${sha} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+            `Authorization: ${editor}\r\nContent-Type: application/octet-stream\r\n` +
+            `Content-Length: ${bytes.length}\r\n\r\n`,
+        );
+        socket.write(bytes.subarray(0, MB), () => resolve());
+      });
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A range cannot continue a partial still being written: told so at once.
+      const range = await put(sha, bytes.subarray(MB), {
+        'content-range': `bytes ${MB}-${bytes.length - 1}/${bytes.length}`,
+      });
+      expect(range.status).toBe(409);
+      expect(range.body.code).toBe('UPLOAD_OFFSET_MISMATCH');
+      const started = Date.now();
+      const whole = await Promise.race([
+        put(sha, bytes),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('the second upload waited for the stalled one')), 5000),
+        ),
+      ]);
+      expect(whole.status).toBe(201);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(sha256(await readFile(blobPath(sha)))).toBe(sha);
+    } finally {
+      socket.destroy();
+    }
+    // The stalled upload's partial goes once it ends: the blob is whole already.
+    for (let tries = 0; tries < 50 && (await readdir(partialDir())).length > 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await readdir(partialDir())).toEqual([]);
+    expect((await head(sha)).status).toBe(200);
+  });
+
+  it('three concurrent uploads of one blob: it lands once, no partial is kept', async () => {
+    const bytes = randomBytes(4 * MB);
+    const sha = sha256(bytes);
+    const answers = await Promise.all([put(sha, bytes), put(sha, bytes), put(sha, bytes)]);
+    for (const answer of answers) expect([200, 201]).toContain(answer.status);
+    expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThanOrEqual(1);
+    expect(sha256(await readFile(blobPath(sha)))).toBe(sha);
+    expect(await readdir(partialDir())).toEqual([]);
+  });
+
   it('serves referenced blobs with ETag, Range (206), 416 and 304', async () => {
     const created = await server.request('POST', '/api/v1/portfolio', {
       body: portfolioBody(),

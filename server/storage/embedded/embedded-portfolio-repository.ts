@@ -14,6 +14,7 @@ import {
   type ChangePage,
   type Page,
   type PortfolioRepository,
+  type PurgedPortfolio,
   type RetentionPolicy,
   type RevisionEntry,
   type StoredPortfolio,
@@ -391,6 +392,7 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
       seq,
       deletedTime: entry.deletedTime,
       purgedTime: Date.now(),
+      ...(entry.snapshot.syncApplied && { syncApplied: entry.snapshot.syncApplied }),
     };
     return [
       { type: 'del', col: 'trash', key: id },
@@ -399,6 +401,13 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
         .map((revision): Op => ({ type: 'del', col: 'revisions', key: revisionKey(id, revision) })),
       { type: 'put', col: 'tombstones', key: id, value: tombstone },
     ];
+  }
+
+  async getPurged(portfolioId: string): Promise<PurgedPortfolio | undefined> {
+    const tombstone = this.store.get<Tombstone>('tombstones', portfolioId);
+    if (!tombstone) return undefined;
+    const { revision, seq, syncApplied = [] } = tombstone;
+    return { portfolioId, revision, seq, syncApplied };
   }
 
   async revisions(

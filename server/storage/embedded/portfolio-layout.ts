@@ -8,6 +8,7 @@
  * - `revisions/<id>\0<revision>`: one kept revision (StoredRevision).
  * - `meta/library`: the library id, the seq counter and the feed horizon (LibraryMeta).
  */
+import type { AppliedMutation } from '../../../shared';
 import type {
   RevisionEntry,
   StoredPortfolio,
@@ -37,6 +38,8 @@ export interface Tombstone {
   seq: number;
   deletedTime: number;
   purgedTime: number;
+  /** The sync mutations applied to it (absent in tombstones written before they were kept). */
+  syncApplied?: AppliedMutation[];
 }
 
 export const revisionKey = (portfolioId: string, revision: number) =>

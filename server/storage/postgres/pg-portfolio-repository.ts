@@ -22,6 +22,7 @@ import {
   type ChangePage,
   type Page,
   type PortfolioRepository,
+  type PurgedPortfolio,
   type RetentionPolicy,
   type RevisionEntry,
   type StoredPortfolio,
@@ -333,8 +334,10 @@ export class PgPortfolioRepository implements PortfolioRepository {
         await write(client, [
           (p) => `DELETE FROM revisions WHERE portfolio_id = ANY(${p.add(ids)}::text[])`,
           (p) => `DELETE FROM trash WHERE portfolio_id = ANY(${p.add(ids)}::text[])`,
-          (p) => `INSERT INTO tombstones (portfolio_id, seq, revision, deleted_time, purged_time)
-                  SELECT t.portfolio_id, s.seq, t.revision, t.deleted_time, ${p.add(Date.now())}
+          (p) => `INSERT INTO tombstones
+                    (portfolio_id, seq, revision, deleted_time, purged_time, sync_applied)
+                  SELECT t.portfolio_id, s.seq, t.revision, t.deleted_time, ${p.add(Date.now())},
+                    t.snapshot -> 'syncApplied'
                   FROM trash t
                   JOIN unnest(${p.add(ids)}::text[], ${p.add(seqs)}::bigint[])
                     AS s(portfolio_id, seq) ON s.portfolio_id = t.portfolio_id`,
@@ -345,6 +348,19 @@ export class PgPortfolioRepository implements PortfolioRepository {
       purged.push(...batch);
       if (batch.length < BATCH) return purged;
     }
+  }
+
+  async getPurged(portfolioId: string): Promise<PurgedPortfolio | undefined> {
+    const { rows } = await this.pool.query<
+      Omit<PurgedPortfolio, 'syncApplied'> & { syncApplied: PurgedPortfolio['syncApplied'] | null }
+    >(
+      `SELECT portfolio_id AS "portfolioId", revision, seq::float8 AS seq,
+         sync_applied AS "syncApplied"
+       FROM tombstones WHERE portfolio_id = $1`,
+      [portfolioId],
+    );
+    const row = rows[0];
+    return row && { ...row, syncApplied: row.syncApplied ?? [] };
   }
 
   async revisions(

@@ -710,6 +710,40 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         expect(await repo.revision('a', 1)).toBeUndefined();
         expect((await repo.revisions('b', 10, null)).total).toBe(2);
       });
+
+      it("keeps a purged portfolio's applied sync mutations with its tombstone", async () => {
+        await start();
+        const applied = {
+          replicaId: 'r1',
+          mutationId: 'create-1',
+          status: 'applied',
+          revision: 1,
+          time: clock,
+        };
+        const made = await repo.insert(
+          record('synced', { syncApplied: [applied] }),
+          meta('ann', 'create'),
+        );
+        await repo.insert(record('plain'), meta('ann', 'create'));
+        expect(await repo.getPurged('synced')).toBeUndefined();
+        await repo.delete('synced', made.revision, meta('ann', 'delete'));
+        await repo.delete('plain', undefined, meta('ann', 'delete'));
+        expect(await repo.getPurged('synced')).toBeUndefined();
+        await repo.purge({ portfolioId: 'synced' });
+        await repo.purge({ portfolioId: 'plain' });
+        const purged = await repo.getPurged('synced');
+        expect(purged).toEqual({
+          portfolioId: 'synced',
+          revision: 1,
+          seq: expect.any(Number),
+          syncApplied: [applied],
+        });
+        expect((await repo.getPurged('plain'))?.syncApplied).toEqual([]);
+        expect(await repo.getPurged('never')).toBeUndefined();
+        // The tombstone goes with forgetTombstones, and what it kept with it.
+        await repo.forgetTombstones(Date.now() + DAY);
+        expect(await repo.getPurged('synced')).toBeUndefined();
+      });
     });
 
     describe('blob references', () => {

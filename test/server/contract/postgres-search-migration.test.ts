@@ -57,9 +57,10 @@ describe.skipIf(unavailable)(SUITE, () => {
       ALTER TABLE portfolios DROP COLUMN search_words, DROP COLUMN title_words;
       ${UNDO_LIST_INDEXES}
       ALTER TABLE portfolios DROP COLUMN project_title;
+      ALTER TABLE tombstones DROP COLUMN sync_applied;
       DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices',
         '0004_conflicts_index', '0005_list_indexes', '0006_project_title',
-        '0007_pick_in_order_indexes')`);
+        '0007_pick_in_order_indexes', '0008_tombstone_mutations')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);

@@ -38,8 +38,10 @@ describe.skipIf(unavailable)(SUITE, () => {
       CREATE INDEX portfolios_category_created ON portfolios (category, created_time, portfolio_id);
       CREATE INDEX portfolios_category_modified ON portfolios (category, modified_time, portfolio_id);
       CREATE INDEX portfolios_category_title ON portfolios (category, title_key, portfolio_id);
+      ALTER TABLE tombstones DROP COLUMN sync_applied;
       DELETE FROM schema_migrations
-        WHERE name IN ('0006_project_title', '0007_pick_in_order_indexes')`);
+        WHERE name IN ('0006_project_title', '0007_pick_in_order_indexes',
+          '0008_tombstone_mutations')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool, {
