@@ -17,7 +17,8 @@ import { apiCreatePortfolio, apiSignIn, screenshot } from './support';
  * And point 8: the create form offers a limited editor only her categories.
  */
 
-const TITLE = 'Two Tabs Teapot';
+// Unique per run: after a failure Playwright starts a new worker, and beforeAll runs again.
+const TITLE = `Two Tabs Teapot ${Date.now().toString(36)}`;
 const EDITOR = { username: 'ceramics-editor', password: 'ceramics-editor-pw' };
 
 let api: APIRequestContext;
