@@ -10,6 +10,17 @@ import type { FastifyRequest } from 'fastify';
  */
 export const SESSION_COOKIE = 'portfolio_session';
 
+/**
+ * The cookie's name for the address the browser used: `portfolio_session`, with `_<port>` when
+ * the address names a port. Browsers share cookies between the ports of one host, so two
+ * servers there (the desktop app and a team server on one computer) would otherwise overwrite
+ * each other's session at every sign-in.
+ */
+export function sessionCookieName(request: FastifyRequest): string {
+  const port = /:(\d{1,5})$/.exec(request.headers.host ?? '')?.[1];
+  return port ? `${SESSION_COOKIE}_${port}` : SESSION_COOKIE;
+}
+
 /** The header the app sends with every request (the web UI sends `web`); any value counts. */
 export const CLIENT_HEADER = 'x-portfolio-client';
 
@@ -19,12 +30,14 @@ const COOKIE_PATH = '/api';
 /** Methods that change nothing; every other one needs CLIENT_HEADER beside a cookie. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The session id in a Cookie header, if it holds ours. */
-export function sessionIdFromCookie(cookieHeader: string | undefined): string | undefined {
+/** The session id in the request's Cookie header, if it holds ours. */
+export function sessionIdFromCookie(request: FastifyRequest): string | undefined {
+  const cookieHeader = request.headers.cookie;
   if (!cookieHeader) return undefined;
+  const name = sessionCookieName(request);
   for (const pair of cookieHeader.split(';')) {
     const at = pair.indexOf('=');
-    if (at < 0 || pair.slice(0, at).trim() !== SESSION_COOKIE) continue;
+    if (at < 0 || pair.slice(0, at).trim() !== name) continue;
     const value = pair.slice(at + 1).trim();
     return value === '' ? undefined : value;
   }
@@ -49,10 +62,10 @@ function attributes(request: FastifyRequest): string {
 /** The Set-Cookie value that hands the browser a session living `lifetimeMs`. */
 export function sessionCookie(request: FastifyRequest, sessionId: string, lifetimeMs: number) {
   const maxAge = Math.max(0, Math.floor(lifetimeMs / 1000));
-  return `${SESSION_COOKIE}=${sessionId}; Max-Age=${maxAge}; ${attributes(request)}`;
+  return `${sessionCookieName(request)}=${sessionId}; Max-Age=${maxAge}; ${attributes(request)}`;
 }
 
 /** The Set-Cookie value that makes the browser forget the session. */
 export function clearedSessionCookie(request: FastifyRequest) {
-  return `${SESSION_COOKIE}=; Max-Age=0; ${attributes(request)}`;
+  return `${sessionCookieName(request)}=; Max-Age=0; ${attributes(request)}`;
 }

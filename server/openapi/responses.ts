@@ -41,12 +41,12 @@ export const HEADERS = {
   sessionCookie: {
     type: 'string',
     description:
-      '`portfolio_session=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` ' +
-      '(and `Secure` over TLS)',
+      '`portfolio_session_<port>=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; ' +
+      'SameSite=Strict` (`Secure` over TLS; no `_<port>` when the address has none)',
   },
   clearedSessionCookie: {
     type: 'string',
-    description: '`portfolio_session=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict`',
+    description: '`portfolio_session_<port>=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict`',
   },
   blobEtag: { type: 'string', description: 'The SHA-256 of the bytes, quoted: `"<sha256>"`.' },
 } as const satisfies Record<string, HeaderDoc>;

@@ -72,7 +72,9 @@ export default fp(
               in: 'cookie',
               name: 'portfolio_session',
               description:
-                'The HttpOnly cookie POST /api/v1/appauth sets for browsers, accepted when no ' +
+                'The HttpOnly cookie POST /api/v1/appauth sets for browsers, named ' +
+                '`portfolio_session_<port>` when the address has a port (browsers share cookies ' +
+                'between the ports of a host), accepted when no ' +
                 'Authorization header is sent. A POST, PUT, PATCH or DELETE authenticated by it ' +
                 'alone must also carry `X-Portfolio-Client` (any non-empty value; the web UI ' +
                 'sends `web`), or it is refused with 403 `CLIENT_HEADER_REQUIRED`: a form on ' +

@@ -58,7 +58,7 @@ export default fp(
     // stands in for it, and a change made with the cookie alone must carry X-Portfolio-Client.
     app.decorate('requireSession', function requireSession(request, reply, done) {
       const header = request.headers.authorization;
-      const cookie = header === undefined ? sessionIdFromCookie(request.headers.cookie) : undefined;
+      const cookie = header === undefined ? sessionIdFromCookie(request) : undefined;
       if (cookie !== undefined && needsClientHeader(request))
         return done(new ApiError('CLIENT_HEADER_REQUIRED'));
       // A cookie whose session has ended is cleared, so the browser stops sending it.

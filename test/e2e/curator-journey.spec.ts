@@ -176,7 +176,9 @@ test('sign-in rejects a wrong password and lets the admin in', async () => {
   expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
   expect(await page.evaluate(() => Object.keys(sessionStorage).length)).toBe(0);
   expect(await page.evaluate(() => document.cookie)).toBe('');
-  const cookie = (await page.context().cookies()).find((c) => c.name === 'portfolio_session');
+  const cookie = (await page.context().cookies()).find((c) =>
+    c.name.startsWith('portfolio_session'),
+  );
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api' });
 });
 
@@ -492,7 +494,7 @@ test('sign out, then a viewer sees only published portfolios and no editing cont
 test('an ended session asks to sign in again and keeps the page', async () => {
   const detailUrl = page.url();
   const cookies = await page.context().cookies();
-  const session = cookies.find((cookie) => cookie.name === 'portfolio_session')?.value;
+  const session = cookies.find((cookie) => cookie.name.startsWith('portfolio_session'))?.value;
   expect(session).toBeTruthy();
   await api.delete('/api/v1/appauth', { headers: { Authorization: session ?? '' } });
 

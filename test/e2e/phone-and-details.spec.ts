@@ -12,7 +12,8 @@ import { apiCreatePortfolio, apiSignIn, screenshot } from './support';
 
 /** Issue 24, point 14: the phone header, a file's type in words, cards as links, `/` to search. */
 
-const TITLE = 'Speckled Stoneware Jug';
+// Unique per run: after a failure Playwright starts a new worker, and beforeAll runs again.
+const TITLE = `Speckled Stoneware Jug ${Date.now().toString(36)}`;
 
 let api: APIRequestContext;
 let portfolioId: string;

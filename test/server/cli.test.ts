@@ -56,6 +56,7 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       'PORTFOLIO_HISTORY_DAYS',
       'PORTFOLIO_HISTORY_KEEP',
       'PORTFOLIO_TRASH_DAYS',
+      'PORTFOLIO_TRUST_PROXY',
     ],
     'users list': [
       '--data-dir',
@@ -210,6 +211,7 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       PORTFOLIO_DATA_DIR: dataDir,
       PORTFOLIO_ADMIN_USERNAME: 'owner',
       PORTFOLIO_ADMIN_PASSWORD: ADMIN.password,
+      PORTFOLIO_TRUST_PROXY: 'loopback',
     });
     const url = await cli.url();
     expect(cli.stdout()).toContain(`serving ${dataDir}`);
@@ -222,6 +224,13 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
       password: ADMIN.password,
     });
     expect(signIn.status).toBe(200);
+    // Behind the trusted (loopback) proxy, a browser that came over TLS gets a Secure cookie.
+    const overTls = await fetch(`${url}/api/v1/appauth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ username: 'owner', password: ADMIN.password }),
+    });
+    expect(overTls.headers.get('set-cookie')).toMatch(/; Secure/);
 
     // A second process on the same data directory is refused, and the first keeps serving.
     const lockBefore = await readFile(join(dataDir, LOCK_FILE_NAME), 'utf8');

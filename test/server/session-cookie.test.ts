@@ -31,6 +31,9 @@ async function signIn(s: TestServer, headers: Record<string, string> = {}) {
   return response;
 }
 
+/** The cookie's name at this server's address: the port is part of it. */
+const nameAt = (s: TestServer) => `portfolio_session_${new URL(s.url).port}`;
+
 /** The `name=value` part of a Set-Cookie answer, as a browser sends it back. */
 function cookieOf(response: ApiResponse): string {
   const setCookie = response.headers.get('set-cookie');
@@ -49,10 +52,28 @@ describe('the session cookie set at sign-in', () => {
   it('holds the session, HttpOnly and SameSite=Strict, for the API only, as long as the session lives', async () => {
     const s = await server();
     const response = await signIn(s);
-    expect(cookieOf(response)).toBe(`portfolio_session=${response.body.sessionId}`);
+    expect(cookieOf(response)).toBe(`${nameAt(s)}=${response.body.sessionId}`);
     expect(attributesOf(response).sort()).toEqual(
       ['HttpOnly', 'Max-Age=43200', 'Path=/api', 'SameSite=Strict'].sort(),
     );
+  });
+
+  it('is named for the port, so two servers on one host keep their own sessions', async () => {
+    const [one, two] = [await server(), await server()];
+    const cookieOne = cookieOf(await signIn(one));
+    const cookieTwo = cookieOf(await signIn(two));
+    expect(cookieOne.startsWith(`${nameAt(one)}=`)).toBe(true);
+    // A browser sends both to either port; each server reads only its own.
+    const cookie = `${cookieTwo}; ${cookieOne}`;
+    for (const s of [one, two]) {
+      const me = await s.request('GET', '/api/v1/appauth', { session: null, headers: { cookie } });
+      expect(me.status).toBe(200);
+    }
+    const foreign = await one.request('GET', '/api/v1/appauth', {
+      session: null,
+      headers: { cookie: cookieTwo },
+    });
+    expectError(foreign, 401, 'UNAUTHORIZED');
   });
 
   it('is Secure when a trusted proxy says the browser used TLS, and only then', async () => {
@@ -126,7 +147,7 @@ describe('a request authenticated by the cookie alone', () => {
     const s = await server();
     const cookie = cookieOf(await signIn(s));
     const withHeader = await s.request('POST', '/api/v1/portfolio', {
-      headers: { cookie: 'portfolio_session=not-a-session-at-all' },
+      headers: { cookie: `${nameAt(s)}=not-a-session-at-all` },
       body: portfolioBody(),
     });
     expect(withHeader.status).toBe(201);
@@ -147,12 +168,12 @@ describe('signing out with the cookie', () => {
       headers: { cookie, 'x-portfolio-client': 'web' },
     });
     expect(out.status).toBe(204);
-    expect(cookieOf(out)).toBe('portfolio_session=');
+    expect(cookieOf(out)).toBe(`${nameAt(s)}=`);
     expect(attributesOf(out)).toContain('Max-Age=0');
 
     const after = await s.request('GET', '/api/v1/appauth', { session: null, headers: { cookie } });
     expectError(after, 401, 'UNAUTHORIZED');
-    expect(after.headers.get('set-cookie')).toMatch(/^portfolio_session=; Max-Age=0;/);
+    expect(after.headers.get('set-cookie')).toMatch(new RegExp(`^${nameAt(s)}=; Max-Age=0;`));
   });
 });
 

@@ -1651,7 +1651,7 @@ export interface operations {
             /** @description Signed in: send `sessionId` as the Authorization header. A browser also keeps the session as an HttpOnly cookie (the `webSession` scheme). */
             200: {
                 headers: {
-                    /** @description `portfolio_session=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` (and `Secure` over TLS) */
+                    /** @description `portfolio_session_<port>=<sessionId>; Max-Age=<lifetime s>; Path=/api; HttpOnly; SameSite=Strict` (`Secure` over TLS; no `_<port>` when the address has none) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -1785,7 +1785,7 @@ export interface operations {
             /** @description Signed out: the session id no longer works, and the cookie is cleared */
             204: {
                 headers: {
-                    /** @description `portfolio_session=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict` */
+                    /** @description `portfolio_session_<port>=; Max-Age=0; Path=/api; HttpOnly; SameSite=Strict` */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
