@@ -88,6 +88,8 @@ export interface AppOptions {
   bootstrapAdmin?: { username?: string; password?: string };
   /** Called once with a generated admin password, so the launcher can show it (never logged). */
   onGeneratedAdminPassword?: (credentials: { username: string; password: string }) => void;
+  /** Called once when the first admin was created with the password it was given. */
+  onAdminCreated?: (username: string) => void;
   auth?: Partial<AuthOptions>;
   limits?: Partial<LimitOptions>;
   timeouts?: Partial<TimeoutOptions>;
