@@ -17,12 +17,19 @@ function electronPresent() {
 
 if (!electronPresent()) {
   console.log('Downloading the Electron runtime (first desktop start)…');
+  // The installer's stderr is kept, not shown: a failed download prints a stack trace there,
+  // and the one line below (with the reason, from the trace's first line) is what helps.
   const result = spawnSync(process.execPath, [require.resolve('electron/install.js')], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'pipe'],
+    encoding: 'utf8',
   });
   if (result.status !== 0 || !electronPresent()) {
+    const reason = (result.stderr ?? '')
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line && !line.startsWith('at '));
     console.error(
-      'The Electron runtime could not be downloaded. The headless server needs no Electron: npm run serve',
+      `The Electron runtime could not be downloaded${reason ? ` (${reason})` : ''}. The headless server needs no Electron: npm run serve`,
     );
     process.exit(1);
   }

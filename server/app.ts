@@ -145,8 +145,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   try {
     await app.ready();
-    const generated = await app.userService.bootstrapAdmin(options.bootstrapAdmin ?? {});
-    if (generated) options.onGeneratedAdminPassword?.(generated);
+    const created = await app.userService.bootstrapAdmin(options.bootstrapAdmin ?? {});
+    if (created?.generatedPassword)
+      options.onGeneratedAdminPassword?.({
+        username: created.username,
+        password: created.generatedPassword,
+      });
+    else if (created) options.onAdminCreated?.(created.username);
   } catch (error) {
     await app.close(); // releases the data directory
     throw error;

@@ -121,6 +121,8 @@ export interface AppOptions {
    * session cookie's Secure) come from the proxy. Default: none.
    */
   trustProxy?: boolean | string;
+  /** Called once when the first admin was created with the password it was given. */
+  onAdminCreated?: (username: string) => void;
   auth?: Partial<AuthOptions>;
   limits?: Partial<LimitOptions>;
   timeouts?: Partial<TimeoutOptions>;

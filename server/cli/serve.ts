@@ -226,6 +226,10 @@ export const serveCommand: Command = {
           `\nCreated the first admin account. Sign in with:\n  username: ${username}\n  password: ${password}\n` +
             'This password is shown only once; change it under Users.\n',
         ),
+      onAdminCreated: (username) =>
+        print(
+          `Created the first admin account "${username}" with the password from PORTFOLIO_ADMIN_PASSWORD.`,
+        ),
     }).catch((error: unknown) => {
       if (error instanceof DataDirInUseError) throw new CommandFailed(error.message);
       if (error instanceof ConfigError) throw new UsageError(error.message);

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+// Static: serve, sync and users import it too, so it is in the CLI's chunk anyway.
+import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import type { Database } from '../storage/postgres/database';
 import type { Store } from '../storage/embedded/store';
 import type { DumpSummary, LibraryDump } from '../storage/library-transfer';
@@ -43,9 +45,8 @@ interface OpenSide {
 
 async function openDir(path: string, role: 'source' | 'target'): Promise<OpenSide> {
   if (role === 'source') await requireLibrary(path, '--from');
-  const [{ Store }, { DataDirInUseError }, transfer] = await Promise.all([
+  const [{ Store }, transfer] = await Promise.all([
     import('../storage/embedded/store'),
-    import('../storage/embedded/data-dir-lock'),
     import('../storage/library-transfer'),
   ]);
   let store: Store;

@@ -4,6 +4,8 @@ import { text } from 'node:stream/consumers';
 import { UpdateUserBodySchema, type User } from '../../shared';
 import type { UserService } from '../services/user-service';
 import type { UserRepository } from '../repositories/user-repository-contract';
+// Static: serve imports it too, so it is in the CLI's chunk whatever this file does.
+import { resolveConfig } from '../config';
 import { ApiError } from '../errors';
 import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import type { Database } from '../storage/postgres/database';
@@ -54,13 +56,11 @@ async function withDataDirUsers<T>(input: CommandInput, use: UseUsers<T>): Promi
   const dataDir = resolve(input.option('data-dir') ?? 'data');
   await requireLibrary(dataDir);
   // Loaded only now: help and command-line errors answer without loading the storage.
-  const [{ Store }, { EmbeddedUserRepository }, { UserService }, { resolveConfig }] =
-    await Promise.all([
-      import('../storage/embedded/store'),
-      import('../storage/embedded/embedded-user-repository'),
-      import('../services/user-service'),
-      import('../config'),
-    ]);
+  const [{ Store }, { EmbeddedUserRepository }, { UserService }] = await Promise.all([
+    import('../storage/embedded/store'),
+    import('../storage/embedded/embedded-user-repository'),
+    import('../services/user-service'),
+  ]);
   let store: Store;
   try {
     store = await Store.open({
@@ -94,11 +94,10 @@ async function withDatabaseUsers<T>(url: string, use: UseUsers<T>): Promise<T> {
   if (!/^postgres(ql)?:\/\//i.test(url) || !URL.canParse(url))
     // Never echo the URL: it may hold a password.
     throw new UsageError('--database must be a postgres:// URL');
-  const [database, { PgUserRepository }, { UserService }, { resolveConfig }] = await Promise.all([
+  const [database, { PgUserRepository }, { UserService }] = await Promise.all([
     import('../storage/postgres/database'),
     import('../storage/postgres/pg-user-repository'),
     import('../services/user-service'),
-    import('../config'),
   ]);
   let opened: Database;
   try {

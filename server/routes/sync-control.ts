@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   SyncConfigBodySchema,
   SyncConfigSchema,
+  SyncConfigStateSchema,
   SyncRoundSummarySchema,
   SyncStatusSchema,
   type ErrorCode,
@@ -14,7 +15,7 @@ import { SyncError } from '../sync/sync-error';
 
 /** The config as the API shows it: never the token. */
 function configView({ hubUrl, username, deviceId, replicaId }: SyncConfig) {
-  return { hubUrl, username, deviceId, replicaId };
+  return { configured: true as const, hubUrl, username, deviceId, replicaId };
 }
 
 /** A sync failure as the one error shape, its words kept. */
@@ -80,17 +81,21 @@ export default async function syncControlRoutes(app: FastifyInstance) {
       schema: {
         ...common,
         operationId: 'getSyncConfig',
-        summary: 'The hub this instance syncs with',
+        summary: 'The hub this instance syncs with, or that none is set up',
         response: {
-          200: json(SyncConfigSchema, 'The hub, account and device'),
-          ...errors('FORBIDDEN', 'SYNC_NOT_CONFIGURED', 'SYNC_UNAVAILABLE'),
+          200: json(
+            SyncConfigStateSchema,
+            'The hub, account and device; or `configured: false` when no hub is set up',
+          ),
+          ...errors('FORBIDDEN'),
         },
       },
     },
     async () => {
-      const config = replica().config();
-      if (!config) throw new ApiError('SYNC_NOT_CONFIGURED');
-      return configView(config);
+      const config = app.replica?.config();
+      return config
+        ? configView(config)
+        : { configured: false as const, available: app.replica !== undefined };
     },
   );
 

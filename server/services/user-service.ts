@@ -90,13 +90,14 @@ export class UserService {
   }
 
   /**
-   * First start: with no users at all, create the admin. Returns the generated password when
-   * none was given, so the launcher can show it once.
+   * First start: with no users at all, create the admin. Returns who was created, with the
+   * generated password when none was given, so the launcher can show it once; null when the
+   * library already had users.
    */
   async bootstrapAdmin(options: {
     username?: string;
     password?: string;
-  }): Promise<{ username: string; password: string } | null> {
+  }): Promise<{ username: string; generatedPassword: string | null } | null> {
     if ((await this.users.count()) > 0) return null;
     const username = options.username || 'admin';
     const password = options.password || randomBytes(12).toString('base64url');
@@ -107,6 +108,6 @@ export class UserService {
       if (error instanceof ApiError && error.code === 'USERNAME_TAKEN') return null;
       throw error;
     }
-    return options.password ? null : { username, password };
+    return { username, generatedPassword: options.password ? null : password };
   }
 }

@@ -17,6 +17,7 @@ export const SyncConfigBodySchema = Type.Object(
 
 export const SyncConfigSchema = Type.Object(
   {
+    configured: Type.Literal(true),
     hubUrl: Type.String(),
     username: Type.String(),
     deviceId: Type.String({
@@ -26,6 +27,21 @@ export const SyncConfigSchema = Type.Object(
   },
   { $id: 'SyncConfig' },
 );
+
+/** No hub is set up: an answer, not an error, so a page asking does not log a failure. */
+export const SyncNotConfiguredSchema = Type.Object(
+  {
+    configured: Type.Literal(false),
+    available: Type.Boolean({
+      description: 'Whether this instance can sync at all (the embedded store can; PostgreSQL not)',
+    }),
+  },
+  { $id: 'SyncNotConfigured' },
+);
+
+export const SyncConfigStateSchema = Type.Union([SyncConfigSchema, SyncNotConfiguredSchema], {
+  $id: 'SyncConfigState',
+});
 
 export const SyncRoundSummarySchema = Type.Object(
   {
@@ -80,5 +96,6 @@ export const SyncStatusSchema = Type.Object(
 
 export type SyncConfigBody = Static<typeof SyncConfigBodySchema>;
 export type SyncConfigView = Static<typeof SyncConfigSchema>;
+export type SyncConfigState = Static<typeof SyncConfigStateSchema>;
 export type SyncRoundSummaryView = Static<typeof SyncRoundSummarySchema>;
 export type SyncStatusView = Static<typeof SyncStatusSchema>;

@@ -215,6 +215,10 @@ describe('headless CLI', { timeout: SPAWN_TIMEOUT }, () => {
     });
     const url = await cli.url();
     expect(cli.stdout()).toContain(`serving ${dataDir}`);
+    // One line says the admin was made from the given password (without showing it).
+    expect(cli.stdout()).toContain(
+      'Created the first admin account "owner" with the password from PORTFOLIO_ADMIN_PASSWORD.',
+    );
     await expect(readFile(join(dataDir, LOCK_FILE_NAME), 'utf8')).resolves.toContain(
       String(cli.child.pid),
     );

@@ -426,7 +426,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The hub this instance syncs with */
+        /** The hub this instance syncs with, or that none is set up */
         get: operations["getSyncConfig"];
         /**
          * Sign in to a hub once and sync with it
@@ -440,7 +440,7 @@ export interface paths {
          */
         delete: operations["forgetSync"];
         options?: never;
-        /** The hub this instance syncs with */
+        /** The hub this instance syncs with, or that none is set up */
         head: operations["getSyncConfigHead"];
         patch?: never;
         trace?: never;
@@ -1401,6 +1401,8 @@ export interface components {
             password: string;
         };
         SyncConfig: {
+            /** @enum {boolean} */
+            configured: true;
             hubUrl: string;
             username: string;
             /** @description This device's id on the hub (listed in its Users screen) */
@@ -1415,6 +1417,7 @@ export interface components {
             /** @description Used once, never stored */
             password: string;
         };
+        SyncConfigState: components["schemas"]["SyncConfig"] | components["schemas"]["SyncNotConfigured"];
         SyncHello: {
             /** @enum {string} */
             product: "portfolio-manager";
@@ -1422,6 +1425,12 @@ export interface components {
             protocol: number;
             /** @description The server package version */
             version: string;
+        };
+        SyncNotConfigured: {
+            /** @enum {boolean} */
+            configured: false;
+            /** @description Whether this instance can sync at all (the embedded store can; PostgreSQL not) */
+            available: boolean;
         };
         SyncRoundSummary: {
             /** @description Hub changes applied here */
@@ -6278,13 +6287,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The hub, account and device */
+            /** @description The hub, account and device; or `configured: false` when no hub is set up */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SyncConfig"];
+                    "application/json": components["schemas"]["SyncConfigState"];
                 };
             };
             /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
@@ -6308,18 +6317,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
-                    };
-                };
-            };
-            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code: "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE";
                     };
                 };
             };
@@ -6682,7 +6679,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The hub, account and device */
+            /** @description The hub, account and device; or `configured: false` when no hub is set up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6698,13 +6695,6 @@ export interface operations {
             };
             /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `SYNC_NOT_CONFIGURED`: No team server is set up.<br>`SYNC_UNAVAILABLE`: This storage backend cannot be a sync replica. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

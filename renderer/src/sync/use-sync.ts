@@ -1,19 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { queryKeys } from '../api/query-keys';
 import { getSyncConfig, getSyncStatus, type SyncConfig, type SyncStatus } from '../api/sync-api';
-import { errorCodeOf } from './sync-words';
 
 /** The hub this instance syncs with, or null when none is set up. */
 export function useSyncConfig(enabled = true) {
   return useQuery({
     queryKey: queryKeys.syncConfig,
     queryFn: async ({ signal }): Promise<SyncConfig | null> => {
-      try {
-        return await getSyncConfig(signal);
-      } catch (error) {
-        if (errorCodeOf(error) === 'SYNC_NOT_CONFIGURED') return null;
-        throw error;
-      }
+      const state = await getSyncConfig(signal);
+      return state.configured ? state : null;
     },
     enabled,
   });
