@@ -341,6 +341,7 @@ export class HubClient {
     const wait = options.firstByteMs ?? FIRST_BYTE_TIMEOUT_MS;
     const firstByte = new AbortController();
     const timer = setTimeout(() => firstByte.abort(), wait);
+    timer.unref(); // a guard never keeps a process alive by itself
     try {
       return await fetch(this.baseUrl + path, {
         method,
@@ -407,12 +408,14 @@ export class HubClient {
               late = this.noAnswer(wait);
               request.destroy(late);
             }, wait);
+      firstByte?.unref();
       request.once('socket', (socket) => {
         if (!socket.connecting) return; // a kept-alive connection
         const connect = setTimeout(() => {
           late = this.noAnswer(CONNECT_TIMEOUT_MS, 'connect');
           request.destroy(late);
         }, CONNECT_TIMEOUT_MS);
+        connect.unref();
         socket.once('connect', () => clearTimeout(connect));
         socket.once('close', () => clearTimeout(connect));
       });
