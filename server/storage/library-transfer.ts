@@ -150,8 +150,9 @@ export async function exportPostgres(pool: pg.Pool): Promise<LibraryDump> {
          FROM trash ORDER BY seq`,
       ),
       tombstones: await records<Tombstone>(
-        `SELECT json_build_object('portfolioId', portfolio_id, 'revision', revision, 'seq', seq,
-           'deletedTime', deleted_time, 'purgedTime', purged_time) AS value
+        `SELECT json_strip_nulls(json_build_object('portfolioId', portfolio_id,
+           'revision', revision, 'seq', seq, 'deletedTime', deleted_time,
+           'purgedTime', purged_time, 'syncApplied', sync_applied)) AS value
          FROM tombstones ORDER BY seq`,
       ),
       users: await records<UserRecord>('SELECT record AS value FROM users ORDER BY username'),
@@ -236,6 +237,7 @@ export async function importPostgres(pool: pg.Pool, dump: LibraryDump): Promise<
       revision: entry.revision,
       deleted_time: entry.deletedTime,
       purged_time: entry.purgedTime,
+      sync_applied: entry.syncApplied ?? null,
     }));
     await insertRows(client, 'users', dump.users, (user) => ({
       username: user.username,
