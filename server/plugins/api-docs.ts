@@ -54,7 +54,8 @@ export default fp(
           version: options.version,
           description:
             'The Portfolio Service Interface, as DESIGN.md resolves it. Sign in with POST /api/v1/appauth and ' +
-            'send the sessionId as the Authorization header. Errors share one shape (ErrorBody); each error ' +
+            'send the sessionId as the Authorization header (browsers may rely on the session cookie it ' +
+            'also sets, the webSession scheme). Errors share one shape (ErrorBody); each error ' +
             'answer lists the codes it can carry.',
           license: { name: 'UNLICENSED', identifier: 'LicenseRef-Proprietary' },
         },

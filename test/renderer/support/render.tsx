@@ -11,6 +11,8 @@ export interface SeenRequest {
   path: string;
   body: unknown;
   authorization: string | null;
+  /** X-Portfolio-Client, which the server needs beside a cookie-only session on changes. */
+  client: string | null;
 }
 
 type Reply = { status: number; body?: unknown };
@@ -43,6 +45,7 @@ export class FakeApi {
       path: `${url.pathname}${url.search}`,
       body: text ? JSON.parse(text) : undefined,
       authorization: request.headers.get('Authorization'),
+      client: request.headers.get('X-Portfolio-Client'),
     };
     this.requests.push(seen);
     const handler = this.#routes.get(`${seen.method} ${seen.path}`);
