@@ -255,7 +255,7 @@ test('uploads a cover and documents with progress, and explains a refused file',
   });
   await expect(
     page.getByRole('list', { name: 'Uploads to Cover' }).getByRole('alert'),
-  ).toContainText('Not accepted');
+  ).toContainText('A PDF document cannot be used as the cover; choose an image');
   await page.getByRole('button', { name: 'Dismiss not-an-image.pdf' }).click();
 
   await page.getByLabel('Add drafting images').setInputFiles([
