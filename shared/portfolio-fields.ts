@@ -54,6 +54,10 @@ export interface FieldRow {
   readonly column?: string;
   /** Every change moves it: never listed as a changed field. */
   readonly untracked?: true;
+  /** The detail page and the compare view show it, at this place (1 first). */
+  readonly shown?: number;
+  /** The edit form has it, at this place (1 first). */
+  readonly form?: number;
   /** Absent from a record until it has a value. */
   readonly optional?: true;
   /** A new portfolio's value, where not the kind's empty value. */
@@ -91,6 +95,8 @@ export const PORTFOLIO_FIELDS = {
   memberBarcode: row({
     schema: MemberBarcode,
     label: 'Member barcode',
+    shown: 2,
+    form: 2,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -104,6 +110,8 @@ export const PORTFOLIO_FIELDS = {
   category: row({
     schema: RequiredText(100),
     label: 'Category',
+    shown: 3,
+    form: 3,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -118,6 +126,8 @@ export const PORTFOLIO_FIELDS = {
   relativeCategory: row({
     schema: TagList(),
     label: 'Related categories',
+    shown: 4,
+    form: 4,
     kind: 'tags',
     part: 'content',
     writer: 'editor',
@@ -128,6 +138,8 @@ export const PORTFOLIO_FIELDS = {
   projectTitle: row({
     schema: RequiredText(200),
     label: 'Project title',
+    shown: 1,
+    form: 1,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -141,6 +153,8 @@ export const PORTFOLIO_FIELDS = {
   aboutProject: row({
     schema: OptionalText(20_000),
     label: 'About the project',
+    shown: 9,
+    form: 6,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -150,6 +164,8 @@ export const PORTFOLIO_FIELDS = {
   projectDetail: row({
     schema: RequiredText(20_000),
     label: 'Project detail',
+    shown: 10,
+    form: 5,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -160,6 +176,8 @@ export const PORTFOLIO_FIELDS = {
   projectLanuching: row({
     schema: OptionalText(100),
     label: 'Project launching',
+    shown: 13,
+    form: 7,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -169,6 +187,8 @@ export const PORTFOLIO_FIELDS = {
   readyToBuy: row({
     schema: OptionalText(100),
     label: 'Ready to buy',
+    shown: 14,
+    form: 8,
     kind: 'text',
     part: 'content',
     writer: 'editor',
@@ -180,6 +200,8 @@ export const PORTFOLIO_FIELDS = {
   occasion: row({
     schema: TagList(),
     label: 'Occasion',
+    shown: 15,
+    form: 9,
     kind: 'tags',
     part: 'content',
     writer: 'editor',
@@ -188,6 +210,8 @@ export const PORTFOLIO_FIELDS = {
   referenceStyling: row({
     schema: TagList(),
     label: 'Reference styling',
+    shown: 16,
+    form: 10,
     kind: 'tags',
     part: 'content',
     writer: 'editor',
@@ -196,6 +220,8 @@ export const PORTFOLIO_FIELDS = {
   generalTag: row({
     schema: TagList(),
     label: 'Tags',
+    shown: 17,
+    form: 11,
     kind: 'tags',
     part: 'content',
     writer: 'editor',
@@ -204,6 +230,8 @@ export const PORTFOLIO_FIELDS = {
   certificateByOrg: row({
     schema: TagList(),
     label: 'Certificates',
+    shown: 18,
+    form: 12,
     kind: 'tags',
     part: 'content',
     writer: 'admin',
@@ -213,6 +241,8 @@ export const PORTFOLIO_FIELDS = {
   certificateDesc: row({
     schema: OptionalText(50_000, 'HTML; sanitized'),
     label: 'Certificate description',
+    shown: 19,
+    form: 13,
     kind: 'html',
     part: 'content',
     writer: 'admin',
@@ -221,6 +251,8 @@ export const PORTFOLIO_FIELDS = {
   staffPick: row({
     schema: Type.Boolean(),
     label: 'Staff pick',
+    shown: 7,
+    form: 14,
     kind: 'flag',
     part: 'content',
     writer: 'admin',
@@ -232,6 +264,7 @@ export const PORTFOLIO_FIELDS = {
   cover: row({
     schema: Type.Union([StoredFileSchema, Type.Null()]),
     label: 'Cover',
+    shown: 8,
     kind: 'cover',
     part: 'content',
     writer: 'files',
@@ -239,6 +272,7 @@ export const PORTFOLIO_FIELDS = {
   draftingProcess: row({
     schema: Type.Array(StoredFileSchema),
     label: 'Drafting process',
+    shown: 11,
     kind: 'files',
     part: 'content',
     writer: 'files',
@@ -246,6 +280,7 @@ export const PORTFOLIO_FIELDS = {
   additionalDocument: row({
     schema: Type.Array(StoredFileSchema),
     label: 'Additional documents',
+    shown: 12,
     kind: 'files',
     part: 'content',
     writer: 'files',
@@ -274,6 +309,7 @@ export const PORTFOLIO_FIELDS = {
   published: row({
     schema: Type.Boolean(),
     label: 'Published',
+    shown: 5,
     kind: 'flag',
     part: 'state',
     writer: 'command',
@@ -284,6 +320,7 @@ export const PORTFOLIO_FIELDS = {
   active: row({
     schema: Type.Boolean(),
     label: 'Active',
+    shown: 6,
     kind: 'flag',
     part: 'state',
     writer: 'command',
@@ -341,7 +378,7 @@ export function fieldKeysWhere(test: (row: FieldRow) => boolean): FieldKey[] {
 }
 
 /** Keys of the rows with `property` set to `value`, typed as the type-level `KeysWith`. */
-export function fieldKeysWith<P extends keyof FieldRow, V extends FieldRow[P]>(
+export function fieldKeysWith<P extends keyof FieldRow, const V extends FieldRow[P]>(
   property: P,
   value?: V,
 ): Array<KeysWith<P, V extends undefined ? unknown : V>> {

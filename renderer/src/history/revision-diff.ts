@@ -1,6 +1,10 @@
-import type { PortfolioDetail } from '../../../shared';
+import {
+  fieldLabelOf,
+  PORTFOLIO_FIELDS,
+  type FieldRow,
+  type PortfolioDetail,
+} from '../../../shared';
 import { type FileObject, fileIdOf } from '../api/portfolio-api';
-import { FIELD_LABELS, formFieldOf } from '../portfolio/portfolio-form-model';
 
 /** How a field reads in the side-by-side view, and how two of its values are compared. */
 export type FieldKind = 'text' | 'html' | 'tags' | 'flag' | 'cover' | 'files';
@@ -11,49 +15,37 @@ export interface ComparedField {
   kind: FieldKind;
 }
 
-/** Labels of the keys the edit form does not have. */
-const OTHER_LABELS: Record<string, string> = {
-  cover: 'Cover',
-  draftingProcess: 'Drafting process',
-  additionalDocument: 'Additional documents',
-  published: 'Published',
-  active: 'Active',
-};
-
 /** The label of a record key, e.g. from a revision's `changedFields` (either spelling). */
 export function fieldLabel(key: string): string {
-  const formField = formFieldOf(key);
-  return formField ? FIELD_LABELS[formField] : (OTHER_LABELS[key] ?? key);
+  return fieldLabelOf(key === 'oboutProject' ? 'aboutProject' : key);
 }
 
-const compared = (key: keyof PortfolioDetail, kind: FieldKind): ComparedField => ({
-  key,
-  label: fieldLabel(key),
-  kind,
-});
+/** The compare view's kind of a field of the table. */
+function comparedKind(kind: FieldRow['kind']): FieldKind {
+  switch (kind) {
+    case 'html':
+    case 'tags':
+    case 'flag':
+    case 'cover':
+    case 'files':
+      return kind;
+    default:
+      return 'text';
+  }
+}
 
-/** Every field a person can change, in the order the detail page shows them. */
-export const COMPARED_FIELDS: readonly ComparedField[] = [
-  compared('projectTitle', 'text'),
-  compared('memberBarcode', 'text'),
-  compared('category', 'text'),
-  compared('relativeCategory', 'tags'),
-  compared('published', 'flag'),
-  compared('active', 'flag'),
-  compared('staffPick', 'flag'),
-  compared('cover', 'cover'),
-  compared('oboutProject', 'text'),
-  compared('projectDetail', 'text'),
-  compared('draftingProcess', 'files'),
-  compared('additionalDocument', 'files'),
-  compared('projectLanuching', 'text'),
-  compared('readyToBuy', 'text'),
-  compared('occasion', 'tags'),
-  compared('referenceStyling', 'tags'),
-  compared('generalTag', 'tags'),
-  compared('certificateByOrg', 'tags'),
-  compared('certificateDesc', 'html'),
-];
+/** Every field a person can change, in the order the detail page shows them (the table's). */
+export const COMPARED_FIELDS: readonly ComparedField[] = (
+  Object.entries(PORTFOLIO_FIELDS) as Array<[string, FieldRow]>
+)
+  .filter(([, row]) => row.shown !== undefined)
+  .sort(([, a], [, b]) => a.shown! - b.shown!)
+  .map(([key, row]) => ({
+    // The detail spells aboutProject the interface's way.
+    key: (key === 'aboutProject' ? 'oboutProject' : key) as keyof PortfolioDetail,
+    label: row.label,
+    kind: comparedKind(row.kind),
+  }));
 
 /** The changed fields a person cares about, labelled, without bookkeeping keys. */
 export function changedFieldLabels(changedFields: readonly string[]): string[] {

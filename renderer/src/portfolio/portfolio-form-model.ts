@@ -1,135 +1,92 @@
 import {
+  ADMIN_FIELDS,
+  initialValueOf,
   LIMITS,
+  PORTFOLIO_FIELDS,
+  TEXT_LIMITS,
   type CreatePortfolioBody,
+  type FieldKey,
+  type FieldRow,
+  type KeysWith,
   type PortfolioDetail,
   type UpdatePortfolioBody,
 } from '../../../shared';
 import { tooLongMessage } from '../components/character-count';
 
-/** The edit form's state: every interface field, arrays as tag lists. */
-export interface PortfolioFormValues {
-  memberBarcode: string;
-  category: string;
-  projectTitle: string;
-  projectDetail: string;
-  aboutProject: string;
-  projectLanuching: string;
-  readyToBuy: string;
-  relativeCategory: string[];
-  occasion: string[];
-  referenceStyling: string[];
-  generalTag: string[];
-  certificateByOrg: string[];
-  certificateDesc: string;
-  staffPick: boolean;
-}
+type Fields = typeof PORTFOLIO_FIELDS;
 
-export type FormField = keyof PortfolioFormValues;
+/** The edit form's fields: the field table's rows with a place in the form. */
+export type FormField = KeysWith<'form'>;
+
+/** A form field's value: tag lists as arrays, flags as booleans, the rest as text. */
+type FormValue<K extends FormField> = Fields[K]['kind'] extends 'tags'
+  ? string[]
+  : Fields[K]['kind'] extends 'flag'
+    ? boolean
+    : string;
+
+/** The edit form's state: every field of the form. */
+export type PortfolioFormValues = { [K in FormField]: FormValue<K> };
 export type FieldErrors = Partial<Record<FormField, string>>;
 
-export const FIELD_LABELS: Record<FormField, string> = {
-  projectTitle: 'Project title',
-  memberBarcode: 'Member barcode',
-  category: 'Category',
-  relativeCategory: 'Related categories',
-  projectDetail: 'Project detail',
-  aboutProject: 'About the project',
-  projectLanuching: 'Project launching',
-  readyToBuy: 'Ready to buy',
-  occasion: 'Occasion',
-  referenceStyling: 'Reference styling',
-  generalTag: 'Tags',
-  certificateByOrg: 'Certificates',
-  certificateDesc: 'Certificate description',
-  staffPick: 'Staff pick',
-};
+const formRow = (field: FormField): FieldRow => PORTFOLIO_FIELDS[field];
 
-export const TEXT_FIELDS = [
-  'memberBarcode',
-  'category',
-  'projectTitle',
-  'projectDetail',
-  'aboutProject',
-  'projectLanuching',
-  'readyToBuy',
-  'certificateDesc',
-] as const;
-export const TAG_FIELDS = [
-  'relativeCategory',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'certificateByOrg',
-] as const;
-export const REQUIRED_FIELDS = [
-  'memberBarcode',
-  'category',
-  'projectTitle',
-  'projectDetail',
-] as const;
-export const ADMIN_FORM_FIELDS = ['certificateByOrg', 'certificateDesc', 'staffPick'] as const;
+/** The form's fields in the form's order. */
+const FORM_FIELDS = (Object.keys(PORTFOLIO_FIELDS) as FieldKey[])
+  .filter((key): key is FormField => (PORTFOLIO_FIELDS[key] as FieldRow).form !== undefined)
+  .sort((a, b) => formRow(a).form! - formRow(b).form!);
+const formFieldsWhere = <K extends FormField>(test: (row: FieldRow) => boolean) =>
+  FORM_FIELDS.filter((field) => test(formRow(field))) as K[];
 
-const MAX_LENGTH: Record<(typeof TEXT_FIELDS)[number], number> = {
-  memberBarcode: LIMITS.memberBarcode,
-  category: LIMITS.category,
-  projectTitle: LIMITS.projectTitle,
-  projectDetail: LIMITS.projectDetail,
-  aboutProject: LIMITS.aboutProject,
-  projectLanuching: LIMITS.projectLanuching,
-  readyToBuy: LIMITS.readyToBuy,
-  certificateDesc: LIMITS.certificateDesc,
-};
+/** Labels by field, in the form's order. */
+export const FIELD_LABELS = Object.fromEntries(
+  FORM_FIELDS.map((field) => [field, formRow(field).label]),
+) as Record<FormField, string>;
 
-export function maxLengthOf(field: (typeof TEXT_FIELDS)[number]): number {
-  return MAX_LENGTH[field];
+type TextField = FormField & KeysWith<'kind', 'text' | 'html'>;
+export const TEXT_FIELDS = formFieldsWhere<TextField>(
+  (row) => row.kind === 'text' || row.kind === 'html',
+);
+export const TAG_FIELDS = formFieldsWhere<FormField & KeysWith<'kind', 'tags'>>(
+  (row) => row.kind === 'tags',
+);
+export const REQUIRED_FIELDS = formFieldsWhere<FormField & KeysWith<'required', true>>(
+  (row) => row.required === true,
+);
+export const ADMIN_FORM_FIELDS: readonly FormField[] = ADMIN_FIELDS;
+/** The editor's fields: what every update sends (admins add theirs). */
+const EDITOR_FIELDS = formFieldsWhere((row) => row.writer === 'editor');
+
+export function maxLengthOf(field: TextField): number {
+  return TEXT_LIMITS[field];
 }
 
 const MEMBER_BARCODE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export function emptyValues(): PortfolioFormValues {
-  return {
-    memberBarcode: '',
-    category: '',
-    projectTitle: '',
-    projectDetail: '',
-    aboutProject: '',
-    projectLanuching: '',
-    readyToBuy: '',
-    relativeCategory: [],
-    occasion: [],
-    referenceStyling: [],
-    generalTag: [],
-    certificateByOrg: [],
-    certificateDesc: '',
-    staffPick: false,
-  };
+  return Object.fromEntries(
+    FORM_FIELDS.map((field) => [field, initialValueOf(field)]),
+  ) as PortfolioFormValues;
 }
 
+/** The detail's key of a form field: aboutProject has the interface's spelling there. */
+const detailKeyOf = (field: FormField) => (field === 'aboutProject' ? 'oboutProject' : field);
+
 export function valuesFromDetail(detail: PortfolioDetail): PortfolioFormValues {
-  return {
-    memberBarcode: detail.memberBarcode,
-    category: detail.category,
-    projectTitle: detail.projectTitle,
-    projectDetail: detail.projectDetail,
-    aboutProject: detail.oboutProject,
-    projectLanuching: detail.projectLanuching,
-    readyToBuy: detail.readyToBuy,
-    relativeCategory: [...detail.relativeCategory],
-    occasion: [...detail.occasion],
-    referenceStyling: [...detail.referenceStyling],
-    generalTag: [...detail.generalTag],
-    certificateByOrg: [...detail.certificateByOrg],
-    certificateDesc: detail.certificateDesc,
-    staffPick: detail.staffPick,
-  };
+  return Object.fromEntries(
+    FORM_FIELDS.map((field) => {
+      const value = detail[detailKeyOf(field)];
+      return [field, Array.isArray(value) ? [...value] : value];
+    }),
+  ) as PortfolioFormValues;
 }
 
 /** The same checks the server makes, so most mistakes show before a round trip. */
 export function validate(values: PortfolioFormValues): FieldErrors {
   const errors: FieldErrors = {};
   for (const field of TEXT_FIELDS) {
-    if (values[field].length > MAX_LENGTH[field])
-      errors[field] = tooLongMessage(FIELD_LABELS[field], values[field].length, MAX_LENGTH[field]);
+    if (values[field].length > maxLengthOf(field))
+      errors[field] = tooLongMessage(FIELD_LABELS[field], values[field].length, maxLengthOf(field));
   }
   for (const field of REQUIRED_FIELDS) {
     if (!values[field].trim()) errors[field] = `${FIELD_LABELS[field]} is required.`;
@@ -146,21 +103,21 @@ export function validate(values: PortfolioFormValues): FieldErrors {
   return errors;
 }
 
+/** A field's value as a body sends it: required texts trimmed. */
+function bodyValue(values: PortfolioFormValues, field: FormField): unknown {
+  const value = values[field];
+  return formRow(field).required && typeof value === 'string' ? value.trim() : value;
+}
+
 /** A create body: optional fields are left out when empty. */
 export function toCreateBody(values: PortfolioFormValues): CreatePortfolioBody {
-  const body: CreatePortfolioBody = {
-    memberBarcode: values.memberBarcode.trim(),
-    category: values.category.trim(),
-    projectTitle: values.projectTitle.trim(),
-    projectDetail: values.projectDetail,
-  };
-  if (values.aboutProject) body.aboutProject = values.aboutProject;
-  if (values.projectLanuching) body.projectLanuching = values.projectLanuching;
-  if (values.readyToBuy) body.readyToBuy = values.readyToBuy;
-  for (const field of ['relativeCategory', 'occasion', 'referenceStyling', 'generalTag'] as const) {
-    if (values[field].length > 0) body[field] = values[field];
+  const body: Record<string, unknown> = {};
+  for (const field of EDITOR_FIELDS) {
+    const value = bodyValue(values, field);
+    const empty = Array.isArray(value) ? value.length === 0 : value === '';
+    if (formRow(field).required || !empty) body[field] = value;
   }
-  return body;
+  return body as CreatePortfolioBody;
 }
 
 /**
@@ -171,26 +128,11 @@ export function toUpdateBody(
   values: PortfolioFormValues,
   options: { admin: boolean; revision?: number },
 ): UpdatePortfolioBody {
-  const body: UpdatePortfolioBody = {
-    memberBarcode: values.memberBarcode.trim(),
-    category: values.category.trim(),
-    projectTitle: values.projectTitle.trim(),
-    projectDetail: values.projectDetail,
-    aboutProject: values.aboutProject,
-    projectLanuching: values.projectLanuching,
-    readyToBuy: values.readyToBuy,
-    relativeCategory: values.relativeCategory,
-    occasion: values.occasion,
-    referenceStyling: values.referenceStyling,
-    generalTag: values.generalTag,
-  };
-  if (options.admin) {
-    body.certificateByOrg = values.certificateByOrg;
-    body.certificateDesc = values.certificateDesc;
-    body.staffPick = values.staffPick;
-  }
+  const fields = options.admin ? [...EDITOR_FIELDS, ...ADMIN_FORM_FIELDS] : EDITOR_FIELDS;
+  const body: Record<string, unknown> = {};
+  for (const field of fields) body[field] = bodyValue(values, field);
   if (options.revision !== undefined) body.revision = options.revision;
-  return body;
+  return body as UpdatePortfolioBody;
 }
 
 function sameValue(a: PortfolioFormValues[FormField], b: PortfolioFormValues[FormField]): boolean {
@@ -205,10 +147,9 @@ export function changedFields(
   b: PortfolioFormValues,
   includeAdmin = true,
 ): FormField[] {
-  return (Object.keys(FIELD_LABELS) as FormField[]).filter(
+  return FORM_FIELDS.filter(
     (field) =>
-      (includeAdmin || !(ADMIN_FORM_FIELDS as readonly string[]).includes(field)) &&
-      !sameValue(a[field], b[field]),
+      (includeAdmin || !ADMIN_FORM_FIELDS.includes(field)) && !sameValue(a[field], b[field]),
   );
 }
 
