@@ -9,6 +9,7 @@ import { errorBody, renderWithApp, useFakeApi } from './support/render';
 afterEach(cleanup);
 
 const CONFIG = {
+  configured: true,
   hubUrl: 'http://hub.example:8080',
   username: 'curator',
   deviceId: 'd-1',
@@ -41,10 +42,7 @@ async function fillSignIn(password: string) {
 describe('Settings → Team server', () => {
   it('signs in once, sends the password only then, and clears it', async () => {
     const api = useFakeApi()
-      .on('GET /api/v1/sync/config', {
-        status: 404,
-        body: errorBody('SYNC_NOT_CONFIGURED', 'No hub is configured.'),
-      })
+      .on('GET /api/v1/sync/config', { status: 200, body: { configured: false, available: true } })
       .on('PUT /api/v1/sync/config', { status: 200, body: CONFIG })
       .on('GET /api/v1/sync/status', { status: 200, body: status() });
     renderWithApp(<TeamServerSection />);
@@ -77,10 +75,7 @@ describe('Settings → Team server', () => {
     ],
   ])('says %s %s in words and empties the password field', async (code, name, message, words) => {
     useFakeApi()
-      .on('GET /api/v1/sync/config', {
-        status: 404,
-        body: errorBody('SYNC_NOT_CONFIGURED', 'No hub is configured.'),
-      })
+      .on('GET /api/v1/sync/config', { status: 200, body: { configured: false, available: true } })
       .on('PUT /api/v1/sync/config', { status: code, body: errorBody(name, message) });
     renderWithApp(<TeamServerSection />);
 
@@ -93,8 +88,8 @@ describe('Settings → Team server', () => {
 
   it('refuses an address that is not http(s) before asking the server', async () => {
     const api = useFakeApi().on('GET /api/v1/sync/config', {
-      status: 404,
-      body: errorBody('SYNC_NOT_CONFIGURED', 'No hub is configured.'),
+      status: 200,
+      body: { configured: false, available: true },
     });
     renderWithApp(<TeamServerSection />);
     const user = userEvent.setup();
