@@ -43,6 +43,11 @@ export interface LimitOptions {
    * Default 64 MB, or PORTFOLIO_INLINE_LIMIT_MB.
    */
   inlineBytes: number;
+  /**
+   * Largest import ZIP, and the most all its entries may unpack to (DESIGN §11: a zip bomb is
+   * refused). Default 4 GB, or PORTFOLIO_IMPORT_LIMIT_MB. One file in it: `fileBytes`.
+   */
+  importBytes: number;
 }
 
 /** Node's limits on a request's arrival; a client trickling bytes is cut with 408. */
@@ -166,6 +171,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       imagePixels: 50_000_000,
       filesPerList: 20,
       inlineBytes: megabytesFromEnv('PORTFOLIO_INLINE_LIMIT_MB') ?? 64 * MB,
+      importBytes: megabytesFromEnv('PORTFOLIO_IMPORT_LIMIT_MB') ?? 4000 * MB,
       ...options.limits,
     },
     timeouts: {
