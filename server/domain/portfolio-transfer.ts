@@ -54,8 +54,8 @@ export function exportedPortfolio(
       .sort((a, b) => a.revision - b.revision)
       .map((entry) => ({
         ...exportedDetail(entry.snapshot),
-        modifiedTime: entry.modifiedTime,
         modifiedBy: entry.modifiedBy,
+        changedTime: entry.modifiedTime,
         command: entry.command,
         changedFields: entry.changedFields,
       })),
@@ -69,19 +69,22 @@ export function blobsOf(record: StoredPortfolio, revisions: readonly RevisionEnt
 }
 
 /** The record an exported portfolio (or revision) stands for; files still as the ZIP names them. */
-export function recordOfExported(exported: Exported): Snapshot {
-  const { oboutProject, createdDate, cover, draftingProcess, additionalDocument, ...same } =
-    exported as Exported & { command?: string; changedFields?: string[]; revisions?: unknown };
+export function recordOfExported(
+  exported: Exported | ExportedRevision | ExportedPortfolio,
+): Snapshot {
+  // What the export adds to the record (history's own fields) is not part of it.
   const {
-    command: _c,
-    changedFields: _f,
-    revisions: _r,
+    oboutProject,
+    createdDate,
+    cover,
+    draftingProcess,
+    additionalDocument,
+    command: _command,
+    changedFields: _changedFields,
+    changedTime: _changedTime,
+    revisions: _revisions,
     ...fields
-  } = same as typeof same & {
-    command?: string;
-    changedFields?: string[];
-    revisions?: unknown;
-  };
+  } = exported as Exported & Partial<ExportedRevision> & Partial<ExportedPortfolio>;
   return {
     ...fields,
     aboutProject: oboutProject,
@@ -113,7 +116,7 @@ export function importedHistory(exported: ExportedPortfolio): ImportedRevision[]
     seen.add(entry.revision);
     history.push({
       revision: entry.revision,
-      modifiedTime: entry.modifiedTime,
+      modifiedTime: entry.changedTime ?? entry.modifiedTime,
       modifiedBy: entry.modifiedBy,
       command: entry.command,
       changedFields: entry.changedFields,
@@ -122,7 +125,7 @@ export function importedHistory(exported: ExportedPortfolio): ImportedRevision[]
   }
   history.push({
     revision: current.revision,
-    modifiedTime: current.modifiedTime,
+    modifiedTime: own?.changedTime ?? current.modifiedTime,
     modifiedBy: current.modifiedBy,
     command: own?.command ?? 'import',
     changedFields: own?.changedFields ?? [],

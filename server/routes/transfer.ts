@@ -15,7 +15,7 @@ import {
   readRawBody,
 } from '../http/raw-body';
 import { contentDisposition } from '../media/file-names';
-import { binary, errors, HEADERS, json } from '../openapi/responses';
+import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
 
 const RAW_ZIP_DOC = {

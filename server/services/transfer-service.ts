@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
-  FILE_SLOTS,
+  type FILE_SLOTS,
   isStaff,
   type ExportQuery,
   type ExportedPortfolio,

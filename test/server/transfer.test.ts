@@ -228,7 +228,7 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
       readyToBuy: 'From B',
       projectDetail: 'B says',
     });
-    const conflicts = (await b.request('GET', `/api/v1/portfolio/${id}/conflicts`)).body;
+    const { conflicts } = (await b.request('GET', `/api/v1/portfolio/${id}/conflicts`)).body;
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0].fields.projectDetail).toMatchObject({
       current: 'B says',
@@ -238,7 +238,8 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     expect(await total(b)).toBe(3);
     const again = await importZip(b, zip);
     expect(again.body).toEqual({ created: 0, unchanged: 1, merged: 0, conflicts: 0, refused: [] });
-    expect((await b.request('GET', `/api/v1/portfolio/${id}/conflicts`)).body).toHaveLength(1);
+    const after = await b.request('GET', `/api/v1/portfolio/${id}/conflicts`);
+    expect(after.body.conflicts).toHaveLength(1);
   });
 
   it('imports a ZIP another tool made from our entries', async () => {
@@ -400,9 +401,10 @@ describe('import refuses a bad ZIP whole, in the one error shape, writing nothin
       pythonZip(entriesWith({ [`portfolios/${id}.json`]: JSON.stringify(json) })),
     );
     const body = expectError(response, 400, 'INVALID_ARCHIVE');
-    expect(body.details.map((detail) => detail.field), JSON.stringify(body)).toContain(
-      `portfolios/${id}.json.staffPick`,
-    );
+    expect(
+      body.details.map((detail) => detail.field),
+      JSON.stringify(body),
+    ).toContain(`portfolios/${id}.json.staffPick`);
     await expectNothingWritten();
   });
 
