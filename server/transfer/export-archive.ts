@@ -114,7 +114,10 @@ export function csvExport(pages: AsyncIterable<StoredPortfolio[]>): Readable {
   const rows = async function* () {
     for await (const page of pages) for (const record of page) yield csvRow(record);
   };
-  return Readable.from(rows()).pipe(csv);
+  const source = Readable.from(rows());
+  // pipe() does not pass an error on: a failed read ends the CSV with it, not silently short.
+  source.on('error', (error) => csv.destroy(error));
+  return source.pipe(csv);
 }
 
 function sha256Of(bytes: Buffer): string {
