@@ -18,11 +18,11 @@ test('exports what the gallery shows as a CSV and a ZIP', async ({ page }) => {
     projectDetail: 'A bowl, exported.',
   });
 
-  await page.goto('/');
+  await page.goto(`/?category=${encodeURIComponent(category)}`);
   await page.getByLabel('Username').fill(ADMIN.username);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.goto(`/?category=${encodeURIComponent(category)}`);
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: '1 portfolio match' })).toBeVisible();
 
   const csvDownload = page.waitForEvent('download');
