@@ -310,6 +310,11 @@ function zipError(error: Error): Error {
     /(?:invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
       error.message,
     );
+  if (/too many bytes in the stream|expected \d+\. got/i.test(error.message)) {
+    return invalid(
+      'An entry in the ZIP unpacks to more than it declares (a zip bomb, or a damaged file); nothing was imported.',
+    );
+  }
   if (named) {
     return invalid(`The ZIP holds an entry named "${named[1]}", which points outside the archive.`);
   }

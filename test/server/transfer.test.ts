@@ -366,6 +366,27 @@ describe('import refuses a bad ZIP whole, in the one error shape, writing nothin
     await expectNothingWritten();
   });
 
+  it('a zip bomb: an entry that declares a tiny size and unpacks to a large one', async () => {
+    const zeros = Buffer.alloc(2_000_000);
+    const name = `files/${sha256(zeros)}`;
+    const zip = pythonZip(entriesWith({ [name]: zeros }));
+    // Both headers of that entry (local and central) claim 1000 bytes unpacked.
+    const nameBytes = Buffer.from(name);
+    for (const [signature, sizeAt] of [
+      [0x04034b50, 22],
+      [0x02014b50, 24],
+    ] as const) {
+      for (let at = zip.indexOf(nameBytes); at !== -1; at = zip.indexOf(nameBytes, at + 1)) {
+        const header = at - (signature === 0x04034b50 ? 30 : 46);
+        if (header >= 0 && zip.readUInt32LE(header) === signature)
+          zip.writeUInt32LE(1000, header + sizeAt);
+      }
+    }
+    const response = await importZip(s, zip);
+    expect(expectError(response, 400, 'INVALID_ARCHIVE').message).toMatch(/more than it declares/);
+    await expectNothingWritten();
+  });
+
   it('a zip bomb: entries that together unpack past the import limit', async () => {
     const parts = [1, 2, 3, 4].map((n) => Buffer.alloc(900_000, n));
     const bomb = Object.fromEntries(parts.map((part) => [`files/${sha256(part)}`, part]));
