@@ -55,6 +55,9 @@ export async function checkArchive(
   dir: string,
   limits: ArchiveLimits,
 ): Promise<CheckedArchive> {
+  // The manifest first, wherever it lies in the ZIP: a newer format is told as such, not as
+  // the faults its other entries would have in this version's eyes.
+  const manifest = checkedManifest(await manifestOf(zipPath, limits));
   const zip = await openZip(zipPath);
   try {
     if (zip.entryCount > limits.entries) {
@@ -67,7 +70,6 @@ export async function checkArchive(
     const portfolios: CheckedArchive['portfolios'] = [];
     const blobs = new Map<string, string>();
     const hashes = new Map<string, string>();
-    let manifestText: string | undefined;
     let declaredTotal = 0;
     for await (const entry of entries(zip)) {
       const name = entry.fileName;
@@ -113,11 +115,7 @@ export async function checkArchive(
         const sha256 = sha256Of(bytes);
         portfolios.push({ portfolioId, path, sha256 });
         hashes.set(name, sha256);
-      } else if (name === 'manifest.json') {
-        if (manifestText !== undefined) throw invalid('The ZIP holds two manifest.json entries.');
-        assertEntrySize(entry, limits.jsonBytes);
-        manifestText = (await readEntry(zip, entry, limits.jsonBytes)).toString('utf8');
-      } else {
+      } else if (name !== 'manifest.json') {
         throw invalid(
           nameEscapes(name)
             ? `The ZIP holds an entry named "${name}", which points outside the archive.`
@@ -125,9 +123,6 @@ export async function checkArchive(
         );
       }
     }
-    if (manifestText === undefined)
-      throw invalid('The ZIP has no manifest.json: it is not an export of Portfolio Manager.');
-    const manifest = checkedManifest(manifestText);
     for (const [name, sha256] of hashes) {
       const listed = manifest.files[name];
       if (listed !== undefined && listed !== sha256) {
@@ -139,6 +134,25 @@ export async function checkArchive(
       }
     }
     return { manifest, portfolios, blobs };
+  } finally {
+    zip.close();
+  }
+}
+
+/** The text of the ZIP's one manifest.json (only the central directory and that entry are read). */
+async function manifestOf(zipPath: string, limits: ArchiveLimits): Promise<string> {
+  const zip = await openZip(zipPath);
+  try {
+    let text: string | undefined;
+    for await (const entry of entries(zip)) {
+      if (entry.fileName !== 'manifest.json') continue;
+      if (text !== undefined) throw invalid('The ZIP holds two manifest.json entries.');
+      assertEntrySize(entry, limits.jsonBytes);
+      text = (await readEntry(zip, entry, limits.jsonBytes)).toString('utf8');
+    }
+    if (text === undefined)
+      throw invalid('The ZIP has no manifest.json: it is not an export of Portfolio Manager.');
+    return text;
   } finally {
     zip.close();
   }

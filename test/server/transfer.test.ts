@@ -395,11 +395,15 @@ describe('import refuses a bad ZIP whole, in the one error shape, writing nothin
     await expectNothingWritten();
   });
 
-  it('a manifest from a newer format version', async () => {
+  it('a manifest from a newer format version (its portfolios in a shape this one lacks)', async () => {
     const manifest = { ...manifestJson(), formatVersion: 2, somethingNew: true };
+    const newer = { ...portfolioJson(), fieldOfTheFuture: [1] };
     const response = await importZip(
       s,
-      pythonZip(entriesWith({ 'manifest.json': JSON.stringify(manifest) })),
+      pythonZip([
+        ...entriesWith({ 'manifest.json': null, [`portfolios/${id}.json`]: JSON.stringify(newer) }),
+        { name: 'manifest.json', data: JSON.stringify(manifest) },
+      ]),
     );
     expect(expectError(response, 400, 'ARCHIVE_FORMAT_TOO_NEW').message).toMatch(/newer version/);
     await expectNothingWritten();
