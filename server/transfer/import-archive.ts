@@ -194,7 +194,7 @@ function inFile<T>(name: string, validate: () => T): T {
     const rename = (text: string | undefined) => text?.replace(/^body/, name);
     throw new ApiError(
       'INVALID_ARCHIVE',
-      `${name} in the ZIP is not valid: ${rename(error.message)}.`,
+      `${name} in the ZIP is not valid: ${error.message.replace(/^body\.?/, '') || 'wrong shape'}.`,
       error.details.map((detail) => ({ ...detail, field: rename(detail.field) ?? name })),
     );
   }
