@@ -262,6 +262,16 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     }
   });
 
+  it('a viewer exports only what it may see, and no history', async () => {
+    const viewer = await a.userSession('zip-viewer', 'viewer');
+    const response = await exportOf(a, 'format=zip', viewer);
+    expect(response.status).toBe(200);
+    const entries = pythonUnzip(response.bytes);
+    const names = Object.keys(entries).filter((name) => name.startsWith('portfolios/'));
+    expect(names).toEqual([`portfolios/${p2}.json`]);
+    expect(JSON.parse(entries[names[0]!]!.toString()).revisions).toEqual([]);
+  });
+
   it('refuses a portfolio the caller may not edit, with the reason, and imports the rest', async () => {
     const c = await startTestServer();
     try {
