@@ -19,6 +19,7 @@ import storage from './plugins/storage';
 import validation, { schemaCompilers } from './plugins/validation';
 import authRoutes from './routes/auth';
 import blobRoutes from './routes/blobs';
+import transferRoutes from './routes/transfer';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import deviceRoutes from './routes/devices';
@@ -33,6 +34,7 @@ import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
 import {
   blobServicePlugin,
+  transferServicePlugin,
   portfolioServicePlugin,
   syncServicePlugin,
   userServicePlugin,
@@ -113,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(portfolioServicePlugin);
   await app.register(syncServicePlugin);
   await app.register(blobServicePlugin);
+  await app.register(transferServicePlugin, { version: packageJson.version });
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
 
@@ -130,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(syncRoutes);
   await app.register(blobRoutes);
+  await app.register(transferRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

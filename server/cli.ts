@@ -13,6 +13,7 @@ import {
 import { serveCommand } from './cli/serve';
 import { storageMigrateCommand } from './cli/storage';
 import { syncCommand } from './cli/sync';
+import { exportCommand, importCommand } from './cli/transfer';
 import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 
 /*
@@ -24,6 +25,8 @@ const COMMANDS: Command[] = [
   serveCommand,
   storageMigrateCommand,
   syncCommand,
+  exportCommand,
+  importCommand,
   usersListCommand,
   usersResetPasswordCommand,
 ];

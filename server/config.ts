@@ -48,6 +48,11 @@ export interface LimitOptions {
    * Default 64 MB, or PORTFOLIO_INLINE_LIMIT_MB.
    */
   inlineBytes: number;
+  /**
+   * Largest import ZIP, and the most all its entries may unpack to (DESIGN §11: a zip bomb is
+   * refused). Default 4 GB, or PORTFOLIO_IMPORT_LIMIT_MB. One file in it: `fileBytes`.
+   */
+  importBytes: number;
 }
 
 /**
@@ -204,6 +209,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       imagePixels: 50_000_000,
       filesPerList: 20,
       inlineBytes: megabytesFromEnv('PORTFOLIO_INLINE_LIMIT_MB') ?? 64 * MB,
+      importBytes: megabytesFromEnv('PORTFOLIO_IMPORT_LIMIT_MB') ?? 4000 * MB,
       ...options.limits,
     },
     timeouts: {

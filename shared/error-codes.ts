@@ -8,6 +8,18 @@ export const ERROR_CODES = {
   MALFORMED_JSON: { statusCode: 400, message: 'The request body is not valid JSON.' },
   INVALID_QUERY: { statusCode: 400, message: 'A query parameter is not valid.' },
   INVALID_PAGE_TOKEN: { statusCode: 400, message: 'The page token is not valid for this query.' },
+  INVALID_ARCHIVE: {
+    statusCode: 400,
+    message: 'The file is not an export ZIP this app can import; nothing was imported.',
+  },
+  ARCHIVE_HASH_MISMATCH: {
+    statusCode: 400,
+    message: 'A file in the ZIP is not the file it is named by; nothing was imported.',
+  },
+  ARCHIVE_FORMAT_TOO_NEW: {
+    statusCode: 400,
+    message: 'The export was made by a newer version of Portfolio Manager; update this one first.',
+  },
   UNAUTHORIZED: { statusCode: 401, message: 'A valid session is required.' },
   SESSION_EXPIRED: { statusCode: 401, message: 'The session has expired; sign in again.' },
   INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
@@ -61,6 +73,10 @@ export const ERROR_CODES = {
   RESYNC_REQUIRED: {
     statusCode: 410,
     message: 'Changes that old are no longer known; start again from since=0.',
+  },
+  ARCHIVE_TOO_LARGE: {
+    statusCode: 413,
+    message: 'The ZIP, or a file in it, is larger than an import may be; nothing was imported.',
   },
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },

@@ -12,3 +12,4 @@ export * from './schemas/history';
 export * from './schemas/sync-replica';
 export * from './schemas/sync';
 export * from './plain-words';
+export * from './schemas/transfer';

@@ -158,6 +158,10 @@ export const serveCommand: Command = {
       name: 'PORTFOLIO_INLINE_LIMIT_MB',
       description: 'most file bytes one answer may inline as base64 `data` (default 64)',
     },
+    {
+      name: 'PORTFOLIO_IMPORT_LIMIT_MB',
+      description: 'largest import ZIP, and the most it may unpack to (default 4000)',
+    },
     { name: 'PORTFOLIO_HISTORY', description: '"off" keeps no past revisions (default on)' },
     {
       name: 'PORTFOLIO_HISTORY_DAYS',

@@ -92,6 +92,10 @@ export default fp(
           { name: 'users', description: 'User management (admin)' },
           { name: 'sync', description: 'Sync between a replica and its hub (DESIGN §10)' },
           {
+            name: 'transfer',
+            description: 'Export to a ZIP or CSV, import of a ZIP (DESIGN §11)',
+          },
+          {
             name: 'sync-replica',
             description: 'This instance as a replica of a team server (hub): setup, rounds, status',
           },

@@ -74,6 +74,20 @@ export interface RevisionEntry {
   snapshot: StoredPortfolio;
 }
 
+/**
+ * One kept revision as another library made it (ZIP import, DESIGN §11): its number, author,
+ * time, command and changed fields, and the whole record as it was then. The seq is this
+ * library's to give.
+ */
+export interface ImportedRevision {
+  revision: number;
+  modifiedTime: number;
+  modifiedBy: string;
+  command: string;
+  changedFields: string[];
+  snapshot: Omit<StoredPortfolio, 'seq'>;
+}
+
 export interface TrashEntry {
   portfolioId: string;
   projectTitle: string;
@@ -224,6 +238,14 @@ export interface PortfolioRepository {
 
   /** Throws PortfolioIdTakenError if the id is live or in the trash. */
   insert(record: PortfolioRecord, meta: ChangeMeta): Promise<StoredPortfolio>;
+
+  /**
+   * Creates a portfolio this library does not have, with the history another library kept of it
+   * (ZIP import, DESIGN §11): `revisions` ascend by revision number and the last one is the live
+   * record. Ids, revisions, authors and times are kept as given; each entry gets the next seq of
+   * this library, in one commit. Throws PortfolioIdTakenError if the id is live or in the trash.
+   */
+  insertWithHistory(revisions: ImportedRevision[]): Promise<StoredPortfolio>;
 
   /**
    * Compare-and-set: stores `next` (whose `revision` must be expectedRevision + 1) only if the

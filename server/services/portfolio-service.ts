@@ -14,6 +14,7 @@ import {
 import type { LimitOptions } from '../config';
 import {
   assertAccepted,
+  assertFileLists,
   assertRoom,
   filesOf,
   findFile,
@@ -39,6 +40,7 @@ import {
   RevisionConflictError,
   type ChangeMeta,
   type ChangePage,
+  type ImportedRevision,
   type Page,
   type PortfolioRepository,
   type RevisionEntry,
@@ -432,6 +434,24 @@ export class PortfolioService {
     return snapshots;
   }
 
+  // ---- Import (DESIGN §11) ----
+
+  /**
+   * Creates a portfolio this library lacks with the history another library kept of it (a ZIP
+   * import): the same rights as a create of its current record that also sets what it holds
+   * (categories, admin-only fields, published/active). `revisions` ascend; the last is current,
+   * its files already built from their blobs.
+   */
+  async insertImported(user: Caller, revisions: ImportedRevision[]): Promise<StoredPortfolio> {
+    assertStaff(user, 'Viewers cannot import portfolios.');
+    const current = revisions.at(-1)!.snapshot;
+    assertMayChange(user, current, importedAdminParts(current));
+    assertFileLists(current, this.limits.filesPerList);
+    return this.turns
+      .run(current.portfolioId, () => this.repository.insertWithHistory(revisions))
+      .catch(rethrow);
+  }
+
   // ---- Sync (DESIGN §10) ----
 
   /**
@@ -526,6 +546,17 @@ function asObject(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body)
     ? (body as Record<string, unknown>)
     : {};
+}
+
+/** What an imported record sets that a new portfolio would not have: judged as a body would be. */
+function importedAdminParts(record: PortfolioRecord) {
+  return {
+    category: record.category,
+    ...(record.certificateByOrg.length > 0 && { certificateByOrg: record.certificateByOrg }),
+    ...(record.certificateDesc !== '' && { certificateDesc: record.certificateDesc }),
+    ...(record.staffPick && { staffPick: record.staffPick }),
+    ...((record.published || !record.active) && { command: 'publish' as const }),
+  };
 }
 
 /** The admin-only fields a restore would change, in the shape assertMayChange judges. */

@@ -8,6 +8,7 @@ import { BlobService } from './blob-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { SyncService } from './sync-service';
+import { TransferService } from './transfer-service';
 import { UserService } from './user-service';
 
 declare module 'fastify' {
@@ -22,6 +23,8 @@ declare module 'fastify' {
     syncService: SyncService;
     /** Blobs by content for sync: missing, resumable uploads, downloads. */
     blobService: BlobService;
+    /** Export and import of portfolios (DESIGN §11). */
+    transferService: TransferService;
   }
 }
 
@@ -79,6 +82,42 @@ export const syncServicePlugin = fp(
     );
   },
   { name: 'sync-service', dependencies: ['portfolio-service', 'user-service', 'blob-store'] },
+);
+
+/** Export and import over the portfolio and sync services, the repository and the blob store. */
+export const transferServicePlugin = fp(
+  async function transferService(app: FastifyInstance, options: { version: string }) {
+    const blobs = app.blobStore;
+    const limits = app.config.limits;
+    app.decorate(
+      'transferService',
+      new TransferService({
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        sync: app.syncService,
+        blobs: {
+          tempDir: blobs.tempDir,
+          has: (sha256) =>
+            stat(blobs.pathOf(sha256)).then(
+              (found) => found.isFile(),
+              () => false,
+            ),
+          readStream: (sha256) => blobs.readStream(sha256),
+          adopt: (path, sha256) => blobs.adopt(path, sha256, Promise.resolve()),
+          collect: (sha256s) => blobs.collect(sha256s),
+        },
+        facts: (sha256, clientName) => app.blobFacts.of(sha256, clientName),
+        archive: {
+          entryBytes: limits.fileBytes,
+          jsonBytes: Math.min(64 * 1024 * 1024, limits.importBytes),
+          totalBytes: limits.importBytes,
+          entries: 1_000_000,
+        },
+        productVersion: options.version,
+      }),
+    );
+  },
+  { name: 'transfer-service', dependencies: ['portfolio-service', 'sync-service', 'blob-store'] },
 );
 
 /** A mark in the upload ledger younger than this counts though its upload wrote nothing yet. */

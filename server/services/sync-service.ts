@@ -79,6 +79,8 @@ const MAX_ATTEMPTS = 8;
 /** History's name for a change a replica pushed, and for a resolved conflict. */
 const SYNC_COMMAND = 'sync';
 const RESOLVE_COMMAND = 'resolve-conflict';
+/** The replica id an import's merges are recorded under (a conflict shows where it came from). */
+export const IMPORT_REPLICA = 'import';
 
 /**
  * Keys of a pushed record that are the hub's: identity and bookkeeping (the field table's) and
@@ -210,6 +212,17 @@ export class SyncService {
     const results: MutationResult[] = [];
     for (const mutation of mutations) results.push(await this.applyOne(user, replicaId, mutation));
     return results;
+  }
+
+  /**
+   * One portfolio of a ZIP import that this library has with other content (DESIGN §11): merged
+   * as a replica's update against `baseRevision` (the newest revision both sides hold alike), so
+   * different fields merge and the same field changed on both sides is a conflict. The mutation
+   * id is the portfolio file's sha256: importing the same file again answers the stored result.
+   */
+  async applyImport(user: Caller, mutation: Mutation): Promise<MutationResult> {
+    assertStaff(user);
+    return this.applyOne(user, IMPORT_REPLICA, mutation);
   }
 
   private async applyOne(

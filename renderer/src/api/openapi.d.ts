@@ -682,6 +682,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export portfolios as a ZIP (with history and files) or a CSV
+         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. Streamed: memory does not grow with the export.
+         */
+        get: operations["exportPortfolios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Export portfolios as a ZIP (with history and files) or a CSV
+         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. Streamed: memory does not grow with the export.
+         */
+        head: operations["exportPortfoliosHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an export ZIP
+         * @description The ZIP as the raw body (`Content-Type: application/zip` or `application/octet-stream`); editors and admins, each portfolio judged by the caller’s rights. The whole ZIP is checked first (complete, no names outside it, sizes, every file’s sha256, the manifest’s format, each JSON’s shape): anything wrong refuses it whole and nothing is written. Then each portfolio this library lacks is created with its ids and history; one it has with the same content is left alone; one with other content is merged as a sync mutation (different fields merged, the same field a conflict); never duplicated. The same ZIP twice changes nothing.
+         */
+        post: operations["importPortfolios"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -890,7 +934,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "ARCHIVE_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1020,6 +1064,26 @@ export interface components {
             /** @description Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit */
             data: string;
         };
+        ImportReport: {
+            /** @description Portfolios this library did not have, made with their history */
+            created: number;
+            /** @description Portfolios already here with the same content */
+            unchanged: number;
+            /** @description Portfolios here with other content, merged as a sync mutation would be */
+            merged: number;
+            /** @description Merged portfolios where both sides changed one field: see the conflicts API */
+            conflicts: number;
+            /** @description Portfolios left out, each with why (rights, the trash, a refused file) */
+            refused: {
+                portfolioId: string;
+                reason: string;
+            }[];
+        };
+        /**
+         * Format: binary
+         * @description An export ZIP, as GET /api/v1/export?format=zip makes it
+         */
+        ImportZip: Blob;
         ListFile: {
             fileID: string;
             originalFilename: string;
@@ -8871,6 +8935,331 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    exportPortfolios: {
+        parameters: {
+            query?: {
+                /** @description zip: portfolios with history and files; csv: one row per portfolio */
+                format?: "zip" | "csv";
+                /** @description e.g. "staffPick-,createdTime" */
+                orderBy?: string;
+                /** @description e.g. "category:Art,staffPick:true" */
+                filter?: string;
+                /** @description Full-text search: every word must match the start of a word in projectTitle, aboutProject, projectDetail, generalTag, occasion or memberBarcode; case and accents are ignored; at most 200 characters. With orderBy=relevance, best matches first. */
+                q?: string;
+                /** @description Comma-separated portfolioIds: only these (a selection), still filtered */
+                ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP or the CSV, as an attachment */
+            200: {
+                headers: {
+                    /** @description `inline` for raster images, `attachment` otherwise; with a safe filename. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": Blob;
+                    "text/csv": Blob;
+                };
+            };
+            /** @description `INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_QUERY" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    exportPortfoliosHead: {
+        parameters: {
+            query?: {
+                /** @description zip: portfolios with history and files; csv: one row per portfolio */
+                format?: "zip" | "csv";
+                /** @description e.g. "staffPick-,createdTime" */
+                orderBy?: string;
+                /** @description e.g. "category:Art,staffPick:true" */
+                filter?: string;
+                /** @description Full-text search: every word must match the start of a word in projectTitle, aboutProject, projectDetail, generalTag, occasion or memberBarcode; case and accents are ignored; at most 200 characters. With orderBy=relevance, best matches first. */
+                q?: string;
+                /** @description Comma-separated portfolioIds: only these (a selection), still filtered */
+                ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP or the CSV, as an attachment */
+            200: {
+                headers: {
+                    /** @description `inline` for raster images, `attachment` otherwise; with a safe filename. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    importPortfolios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/zip": components["schemas"]["ImportZip"];
+                "application/octet-stream": components["schemas"]["ImportZip"];
+            };
+        };
+        responses: {
+            /** @description What became of each portfolio */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            /** @description `INVALID_ARCHIVE`: The file is not an export ZIP this app can import; nothing was imported.<br>`ARCHIVE_HASH_MISMATCH`: A file in the ZIP is not the file it is named by; nothing was imported.<br>`ARCHIVE_FORMAT_TOO_NEW`: The export was made by a newer version of Portfolio Manager; update this one first.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `ARCHIVE_TOO_LARGE`: The ZIP, or a file in it, is larger than an import may be; nothing was imported.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "ARCHIVE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
             };
         };
     };

@@ -185,3 +185,16 @@ export function fetchThumbnail(
 export function fetchFile(portfolioId: string, fileId: string, signal?: AbortSignal) {
   return ok(api.GET(FILE, { params: onFile(portfolioId, fileId), parseAs: 'blob', signal }));
 }
+
+/** What GET /api/v1/export takes: the list's filter, search and order, and the format. */
+export interface ExportParams {
+  format: 'zip' | 'csv';
+  orderBy?: string;
+  filter?: string;
+  q?: string;
+}
+
+/** The export of the portfolios a list shows (DESIGN §11), as a file to save. */
+export function exportPortfolios(query: ExportParams, signal?: AbortSignal): Promise<Blob> {
+  return ok(api.GET('/api/v1/export', { params: { query }, parseAs: 'blob', signal }));
+}

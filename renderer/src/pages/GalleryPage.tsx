@@ -2,6 +2,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { describeError } from '../api/api-error';
 import { DebouncedTextField } from '../components/DebouncedTextField';
+import { ExportButtons } from '../gallery/ExportButtons';
 import { GalleryGrid } from '../gallery/GalleryGrid';
 import {
   type GalleryView,
@@ -26,7 +27,8 @@ export function GalleryPage() {
   const staff = isStaff(user);
   const [search, setSearch] = useSearchParams();
   const view = useMemo(() => viewFromSearch(search), [search]);
-  const list = useGalleryList(listParamsOf(view, staff));
+  const params = listParamsOf(view, staff);
+  const list = useGalleryList(params);
 
   const update = useCallback(
     (change: Partial<GalleryView>, replace = false) => {
@@ -64,6 +66,7 @@ export function GalleryPage() {
             ? ''
             : `${total} ${total === 1 ? 'portfolio' : 'portfolios'}${filtered ? ' match' : ''}`}
         </p>
+        {total !== undefined && total > 0 && <ExportButtons params={params} />}
         {staff && (
           <Link to={paths.newPortfolio()} className="button button--primary">
             New portfolio

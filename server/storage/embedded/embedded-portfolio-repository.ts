@@ -12,6 +12,7 @@ import {
   type Change,
   type ChangeMeta,
   type ChangePage,
+  type ImportedRevision,
   type Page,
   type PortfolioRepository,
   type PurgedPortfolio,
@@ -169,6 +170,34 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
     if (this.store.get('tombstones', id)) ops.unshift({ type: 'del', col: 'tombstones', key: id });
     await this.commit(ops, seq);
     return stored;
+  }
+
+  async insertWithHistory(revisions: ImportedRevision[]): Promise<StoredPortfolio> {
+    const newest = revisions.at(-1)!;
+    const id = newest.snapshot.portfolioId;
+    if (this.live(id) || this.trashed(id)) throw new PortfolioIdTakenError(id);
+    const kept = this.keepHistory ? revisions : [newest];
+    let seq = this.library().seq;
+    const ops: Op[] = [];
+    if (this.store.get('tombstones', id)) ops.push({ type: 'del', col: 'tombstones', key: id });
+    let stored: StoredPortfolio | undefined;
+    for (const [index, { snapshot, ...entry }] of kept.entries()) {
+      seq++;
+      const record: StoredPortfolio = { ...snapshot, portfolioId: id, seq };
+      // The current revision keeps no snapshot of its own: the live record is it.
+      const current = index === kept.length - 1;
+      const value: StoredRevision = {
+        ...entry,
+        portfolioId: id,
+        seq,
+        ...(!current && { snapshot: record }),
+      };
+      ops.push({ type: 'put', col: 'revisions', key: revisionKey(id, entry.revision), value });
+      if (current) stored = record;
+    }
+    ops.push({ type: 'put', col: 'portfolios', key: id, value: stored! });
+    await this.commit(ops, seq);
+    return stored!;
   }
 
   async update(

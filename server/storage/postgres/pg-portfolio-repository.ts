@@ -20,6 +20,7 @@ import {
   type Change,
   type ChangeMeta,
   type ChangePage,
+  type ImportedRevision,
   type Page,
   type PortfolioRepository,
   type PurgedPortfolio,
@@ -213,6 +214,47 @@ export class PgPortfolioRepository implements PortfolioRepository {
       await write(client, [
         (p) => `DELETE FROM tombstones WHERE portfolio_id = ${p.add(id)}`,
         ...this.liveWrites(stored, meta, undefined),
+      ]);
+      return stored;
+    });
+  }
+
+  insertWithHistory(revisions: ImportedRevision[]): Promise<StoredPortfolio> {
+    const newest = revisions.at(-1)!;
+    const id = newest.snapshot.portfolioId;
+    const kept = this.keepHistory ? revisions : [newest];
+    return this.writing(async (client) => {
+      const { rows } = await client.query<{ taken: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM portfolios WHERE portfolio_id = $1)
+             OR EXISTS (SELECT 1 FROM trash WHERE portfolio_id = $1) AS taken`,
+        [id],
+      );
+      if (rows[0]!.taken) throw new PortfolioIdTakenError(id);
+      const last = (
+        await client.query<{ seq: number }>('UPDATE library SET seq = seq + $1 RETURNING seq', [
+          kept.length,
+        ])
+      ).rows[0]!.seq;
+      const first = last - kept.length + 1;
+      const records = kept.map(({ snapshot }, index): StoredPortfolio => ({
+        ...snapshot,
+        portfolioId: id,
+        seq: first + index,
+      }));
+      const stored = records.at(-1)!;
+      await write(client, [
+        (p) => `DELETE FROM tombstones WHERE portfolio_id = ${p.add(id)}`,
+        (p) => upsertLive(p, stored),
+        ...kept.map(
+          ({ snapshot: _s, ...meta }, index): Write =>
+            (p) =>
+              insertRevision(p, records[index]!, {
+                by: meta.modifiedBy,
+                time: meta.modifiedTime,
+                command: meta.command,
+                changedFields: meta.changedFields,
+              }),
+        ),
       ]);
       return stored;
     });

@@ -593,6 +593,60 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
         expect(await repo.revision('nope', 1)).toBeUndefined();
       });
 
+      it('inserts a portfolio with the history another library kept (import)', async () => {
+        await start();
+        const before = (await repo.insert(record('other'), meta('ann', 'create'))).seq;
+        const base = { ...record('p1'), createdBy: 'cat', modifiedBy: 'cat' };
+        const imported = [
+          {
+            revision: 2,
+            modifiedTime: 100,
+            modifiedBy: 'cat',
+            command: 'create',
+            changedFields: ['projectTitle'],
+            snapshot: { ...base, revision: 2, projectTitle: 'Two' },
+          },
+          {
+            revision: 5,
+            modifiedTime: 200,
+            modifiedBy: 'dan',
+            command: 'file',
+            changedFields: ['cover'],
+            snapshot: {
+              ...base,
+              revision: 5,
+              projectTitle: 'Five',
+              cover: file(sha('c')),
+              modifiedBy: 'dan',
+            },
+          },
+        ];
+        const stored = await repo.insertWithHistory(imported);
+        expect(stored).toMatchObject({
+          portfolioId: 'p1',
+          revision: 5,
+          createdBy: 'cat',
+          modifiedBy: 'dan',
+          projectTitle: 'Five',
+        });
+        expect(stored.seq).toBe(before + 2);
+        expect(await repo.get('p1')).toEqual(stored);
+        const page = await repo.revisions('p1', 10, null);
+        expect(page.items.map((item) => [item.revision, item.modifiedBy, item.command])).toEqual([
+          [5, 'dan', 'file'],
+          [2, 'cat', 'create'],
+        ]);
+        expect(page.items[1]!.snapshot).toMatchObject({ projectTitle: 'Two', seq: before + 1 });
+        expect(page.items[1]!.modifiedTime).toBe(100);
+        expect(await repo.referencedBlobs()).toContain(sha('c'));
+        await expect(repo.insertWithHistory(imported)).rejects.toBeInstanceOf(
+          PortfolioIdTakenError,
+        );
+        const reopened = await backend.reopen();
+        expect(await reopened.get('p1')).toEqual(stored);
+        expect((await reopened.revision('p1', 2))?.snapshot.projectTitle).toBe('Two');
+      });
+
       it('pages revisions by pageSize with a cursor', async () => {
         await start();
         await withRevisions('p1', 6);
