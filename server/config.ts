@@ -1,3 +1,4 @@
+import { dirname, join, resolve } from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
@@ -67,6 +68,18 @@ export interface TrashOptions {
   keepDays: number;
 }
 
+export interface BackupOptions {
+  /** The folder backups go to. Default `backups/` beside the data directory. */
+  target: string;
+  /** A backup is made when the newest is older than this. Default a day; 0 turns it off. */
+  intervalMs: number;
+  /** Backups kept in the target; older ones (and blobs only they held) are removed. Default 7. */
+  keep: number;
+}
+
+/** `backups/` beside the data directory (DESIGN §11). */
+export const defaultBackupTarget = (dataDir: string) => join(dirname(resolve(dataDir)), 'backups');
+
 export interface AppOptions {
   /** Holds the database and the blob store (with `database`: the blob store only). */
   dataDir: string;
@@ -107,6 +120,8 @@ export interface AppOptions {
   sharedBlobGraceMs?: number;
   /** This instance as a sync replica (DESIGN §10): token sealing, round timing, `--hub`. */
   sync?: SyncAppOptions;
+  /** Backups (DESIGN §11): where, how often, how many kept. */
+  backups?: Partial<BackupOptions>;
 }
 
 export interface ResolvedConfig {
@@ -122,6 +137,7 @@ export interface ResolvedConfig {
   history: HistoryOptions;
   trash: TrashOptions;
   sharedBlobGraceMs: number;
+  backups: BackupOptions;
 }
 
 const SECOND = 1000;
@@ -177,6 +193,12 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
     history: { enabled: true, keepDays: 90, keepNewest: 50, ...options.history },
     trash: { keepDays: 30, ...options.trash },
     sharedBlobGraceMs: options.sharedBlobGraceMs ?? 10 * MINUTE,
+    backups: {
+      target: defaultBackupTarget(options.dataDir),
+      intervalMs: 24 * 60 * MINUTE,
+      keep: 7,
+      ...options.backups,
+    },
   };
 }
 
@@ -201,6 +223,20 @@ export function retentionFromEnv(
   if (keep !== undefined) history.keepNewest = keep;
   const trashDays = countFromEnv(env, 'PORTFOLIO_TRASH_DAYS', 'days', 0);
   return { history, trash: trashDays === undefined ? {} : { keepDays: trashDays } };
+}
+
+/**
+ * Backup settings from the environment (PORTFOLIO_BACKUP_DIR, PORTFOLIO_BACKUP_INTERVAL_HOURS,
+ * 0 turning the schedule off, PORTFOLIO_BACKUP_KEEP); unset ones are left to the defaults.
+ */
+export function backupsFromEnv(env: Record<string, string | undefined>): Partial<BackupOptions> {
+  const backups: Partial<BackupOptions> = {};
+  if (env.PORTFOLIO_BACKUP_DIR) backups.target = resolve(env.PORTFOLIO_BACKUP_DIR);
+  const hours = countFromEnv(env, 'PORTFOLIO_BACKUP_INTERVAL_HOURS', 'hours', 0);
+  if (hours !== undefined) backups.intervalMs = hours * 60 * MINUTE;
+  const keep = countFromEnv(env, 'PORTFOLIO_BACKUP_KEEP', 'backups', 1);
+  if (keep !== undefined) backups.keep = keep;
+  return backups;
 }
 
 function countFromEnv(
