@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 import { clientErrorHandler } from './http/client-error';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
+import backups from './plugins/backups';
 import blobStore from './plugins/blob-store';
 import errorHandler from './plugins/error-handler';
 import loopbackHost from './plugins/loopback-host';
@@ -15,6 +16,7 @@ import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation, { schemaCompilers } from './plugins/validation';
 import authRoutes from './routes/auth';
+import backupRoutes from './routes/backups';
 import blobRoutes from './routes/blobs';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
@@ -105,6 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobServicePlugin);
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
+  await app.register(backups);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -119,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncControlRoutes);
   await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(syncRoutes);
+  await app.register(backupRoutes);
   await app.register(blobRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });

@@ -10,3 +10,4 @@ export * from './permissions';
 export * from './schemas/history';
 export * from './schemas/sync-replica';
 export * from './schemas/sync';
+export * from './schemas/backup';

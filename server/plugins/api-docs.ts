@@ -77,6 +77,7 @@ export default fp(
           { name: 'trash', description: 'Deleted portfolios: list, restore, purge' },
           { name: 'users', description: 'User management (admin)' },
           { name: 'sync', description: 'Sync between a replica and its hub (DESIGN §10)' },
+          { name: 'backups', description: 'Backups of the library: now, listed, verified (admin)' },
           {
             name: 'sync-replica',
             description: 'This instance as a replica of a team server (hub): setup, rounds, status',
