@@ -26,7 +26,7 @@ export interface RestoreResult {
 }
 
 /** Steps a test may stop a restore at, to kill it there. */
-export type RestoreStep = 'staged' | 'swap';
+export type RestoreStep = 'staged' | 'swap' | 'swapping';
 
 export interface RestoreOptions {
   /** Replace a target that holds a library. */
@@ -59,8 +59,10 @@ interface SwapPlan {
 }
 
 /**
- * Puts a data directory back as it was, or as the restore meant it, after a kill in the middle
- * of a swap (between its two renames); and removes what an interrupted restore staged.
+ * Finishes a swap a kill interrupted (between or after its two renames), and removes what a
+ * restore killed before its swap staged. The marker is written only once the staged library is
+ * complete, so a missing target is finished from it. If a target was made meanwhile (a server
+ * started on the missing folder), neither copy is touched: the person decides.
  */
 export async function recoverInterruptedRestore(target: string): Promise<void> {
   const marker = swapMarker(target);
@@ -69,19 +71,25 @@ export async function recoverInterruptedRestore(target: string): Promise<void> {
     () => undefined,
   );
   if (plan) {
-    // The marker is written only once the staged library is complete: finish the swap.
-    if (!(await exists(target))) {
-      if (await exists(plan.staging)) await rename(plan.staging, target);
-      else if (await exists(plan.old)) await rename(plan.old, target);
-    }
+    const [hasTarget, hasStaging] = await Promise.all([exists(target), exists(plan.staging)]);
+    if (!hasTarget) await rename(hasStaging ? plan.staging : plan.old, target);
+    else if (hasStaging && (await exists(plan.old)))
+      throw new RestoreTargetInUseError(
+        `An interrupted restore left the restored library in ${plan.staging} and the one before ` +
+          `it in ${plan.old}, and ${target} was made since. Move the one you want to keep to ` +
+          `${target} and delete ${marker}; nothing was changed.`,
+      );
     await syncDirectory(dirname(target));
     await unlink(marker);
+    await rm(plan.old, { recursive: true, force: true });
   }
-  const prefix = `${basename(target)}.restore-`;
+  // Staged by a restore killed before its swap: never the library a swap moved aside.
+  const staged = new RegExp(`^${escapeRegExp(basename(target))}\\.restore-[0-9a-f]{8}$`);
   for (const name of await readdir(dirname(target)).catch(() => [] as string[]))
-    if (name.startsWith(prefix))
-      await rm(join(dirname(target), name), { recursive: true, force: true });
+    if (staged.test(name)) await rm(join(dirname(target), name), { recursive: true, force: true });
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Restores a backup into a data directory no server is using (DESIGN §11): verifies it first,
@@ -132,6 +140,7 @@ export async function restoreIntoDataDir(
     await writeFileDurably(swapMarker(target), [JSON.stringify(plan)]);
     await options.pauseAt?.('swap');
     if (targetExists) await rename(target, plan.old);
+    await options.pauseAt?.('swapping');
     await rename(staging, target);
     await syncDirectory(dirname(target));
     await unlink(swapMarker(target));

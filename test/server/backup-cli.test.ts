@@ -308,6 +308,28 @@ describe('portfolio backup', () => {
     expect((await readdir(parent)).filter((entry) => entry.includes(`${name}.`))).toEqual([]);
   });
 
+  it('kill -9 between the two renames of a swap: the next restore finishes it', async () => {
+    const existing = await tempDir('portfolio-swapping-');
+    const server = await startTestServer({ dataDir: existing, database: null });
+    await server.stop();
+    const cli = spawnCli(['backup', 'restore', backupPath, '--data-dir', existing, '--force'], {
+      PORTFOLIO_TEST_STALL_AT: 'swapping',
+    });
+    await cli.waitFor(/stalled at swapping/);
+    cli.child.kill('SIGKILL');
+    await cli.exited;
+    await expect(stat(existing)).rejects.toThrow(); // moved aside, the restored one not yet in
+
+    // Any later restore (here of the same backup) first finishes the interrupted swap.
+    const again = await run(['restore', backupPath, '--data-dir', existing, '--force']);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(comparable(await embeddedDump(existing))).toEqual(comparable(source));
+    const parent = join(existing, '..');
+    const name = existing.slice(parent.length + 1);
+    expect((await readdir(parent)).filter((entry) => entry.includes(`${name}.`))).toEqual([]);
+  });
+
   it('tells to back up a running server from Settings or the API, in one line', async () => {
     const server = await startTestServer({ database: null });
     dirs.push(server.dataDir);
