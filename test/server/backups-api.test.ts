@@ -183,4 +183,23 @@ describe('backups API', () => {
     const names = (await readdir(target)).filter((name) => name.startsWith('backup-'));
     expect(names).toHaveLength(1);
   });
+
+  it('backs up on schedule when the newest backup is older than the interval, not before', async () => {
+    expect(await server.app.backups.scheduled()).toBe(false); // the schedule is off (0 hours)
+    const fresh = await makeTempDir('portfolio-scheduled-backups-');
+    try {
+      const put = await server.request('PUT', '/api/v1/backups/settings', {
+        body: { target: fresh, intervalHours: 1, keep: 7 },
+      });
+      expect(put.status).toBe(200);
+      expect(await server.app.backups.scheduled()).toBe(true); // none yet: due
+      expect(await server.app.backups.scheduled()).toBe(false); // one made just now
+      const listed = await server.request('GET', '/api/v1/backups');
+      expect(
+        listed.body.backups.filter((b: { status: string }) => b.status === 'done'),
+      ).toHaveLength(1);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
 });
