@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { useLocation } from 'react-router';
 import { describeError } from '../api/api-error';
 import {
   createBackup,
@@ -15,6 +16,9 @@ import { TextField } from '../components/TextField';
 import { useToast } from '../components/use-toast';
 import { formatBytes, formatDate, formatRelativeTime } from '../lib/format';
 
+/** The desktop menu's Backups… opens Settings at this anchor. */
+export const BACKUPS_ANCHOR = 'backups';
+
 /** While a backup runs, its progress is read this often. */
 const RUNNING_POLL_MS = 1000;
 
@@ -23,13 +27,23 @@ const RUNNING_POLL_MS = 1000;
  * the last backup, Back up now with its progress, and Verify.
  */
 export function BackupsSection() {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const location = useLocation();
+  // The desktop menu's Backups… opens Settings here: bring the section into view and focus.
+  useEffect(() => {
+    if (location.hash !== `#${BACKUPS_ANCHOR}`) return;
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus();
+  }, [location.hash]);
   const settings = useQuery({
     queryKey: queryKeys.backupSettings,
     queryFn: ({ signal }) => getBackupSettings(signal),
   });
   return (
-    <section className="card" aria-labelledby="backups-heading">
-      <h2 id="backups-heading">Backups</h2>
+    <section className="card" aria-labelledby="backups-heading" id={BACKUPS_ANCHOR}>
+      <h2 id="backups-heading" ref={heading} tabIndex={-1}>
+        Backups
+      </h2>
       <p>
         A backup holds every portfolio with its history and the trash, and every file, as of one
         moment; it is taken while you keep working. Keep the backup folder on another disk. To
