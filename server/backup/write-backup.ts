@@ -52,6 +52,13 @@ export interface WrittenBackup {
 /** A backup could not be written (disk full, no access, a damaged source blob); nothing was kept. */
 export class BackupWriteError extends Error {
   override readonly name = 'BackupWriteError';
+  constructor(
+    message: string,
+    /** The backup folder's disk is full (ENOSPC): the API answers 507 then. */
+    readonly diskFull = false,
+  ) {
+    super(message);
+  }
 }
 
 /** `backup-20260127T031500Z-1a2b`: sorts by time, and two made the same second still differ. */
@@ -135,7 +142,8 @@ export async function writeBackup(options: WriteBackupOptions): Promise<WrittenB
     return { backupId, path: final, manifest };
   } catch (error) {
     await rm(partial, { recursive: true, force: true }).catch(() => {});
-    throw new BackupWriteError(writeFailure(error, options.target));
+    const diskFull = (error as NodeJS.ErrnoException).code === 'ENOSPC';
+    throw new BackupWriteError(writeFailure(error, options.target), diskFull);
   }
 }
 

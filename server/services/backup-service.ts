@@ -3,7 +3,12 @@ import type { BackupSettings, BackupVerification } from '../../shared';
 import { BackupInvalidError } from '../backup/manifest';
 import { listBackups, pruneBackups, verifyBackup } from '../backup/read-backup';
 import { ApiError } from '../errors';
-import { newBackupId, writeBackup, type BackupProgress } from '../backup/write-backup';
+import {
+  BackupWriteError,
+  newBackupId,
+  writeBackup,
+  type BackupProgress,
+} from '../backup/write-backup';
 import type { BackupOptions } from '../config';
 import type { SettingsStore, StorageBackend } from '../repositories/storage-backend';
 import { blobsOf } from '../storage/library-transfer';
@@ -147,7 +152,8 @@ export class BackupService {
       return entry;
     } catch (error) {
       const message = (error as Error).message;
-      const failure: BackupFailure = /disk is full/.test(message) ? 'diskFull' : 'failed';
+      const failure: BackupFailure =
+        error instanceof BackupWriteError && error.diskFull ? 'diskFull' : 'failed';
       this.options.log.error({ err: error }, `Backup ${entry.backupId} failed`);
       return this.fail(entry, failure, message);
     }
