@@ -10,6 +10,7 @@ import { clientErrorHandler } from './http/client-error';
 import { frameworkErrors } from './http/framework-errors';
 import apiDocs from './plugins/api-docs';
 import auth from './plugins/auth';
+import backups from './plugins/backups';
 import blobStore from './plugins/blob-store';
 import closeUnreadBodies from './plugins/close-unread-bodies';
 import errorHandler from './plugins/error-handler';
@@ -18,6 +19,7 @@ import serveRenderer from './plugins/serve-renderer';
 import storage from './plugins/storage';
 import validation, { schemaCompilers } from './plugins/validation';
 import authRoutes from './routes/auth';
+import backupRoutes from './routes/backups';
 import blobRoutes from './routes/blobs';
 import transferRoutes from './routes/transfer';
 import portfolioListRoutes from './routes/portfolio-list';
@@ -118,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(transferServicePlugin, { version: packageJson.version });
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
+  await app.register(backups);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -132,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncControlRoutes);
   await app.register(deviceRoutes, { version: packageJson.version });
   await app.register(syncRoutes);
+  await app.register(backupRoutes);
   await app.register(blobRoutes);
   await app.register(transferRoutes);
   await app.register(portfolioListRoutes);

@@ -10,6 +10,12 @@ import {
   print,
   type Command,
 } from './cli/command';
+import {
+  backupCreateCommand,
+  backupListCommand,
+  backupRestoreCommand,
+  backupVerifyCommand,
+} from './cli/backup';
 import { serveCommand } from './cli/serve';
 import { storageMigrateCommand } from './cli/storage';
 import { syncCommand } from './cli/sync';
@@ -23,6 +29,10 @@ import { usersListCommand, usersResetPasswordCommand } from './cli/users';
 
 const COMMANDS: Command[] = [
   serveCommand,
+  backupCreateCommand,
+  backupListCommand,
+  backupVerifyCommand,
+  backupRestoreCommand,
   storageMigrateCommand,
   syncCommand,
   exportCommand,

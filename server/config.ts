@@ -1,3 +1,4 @@
+import { dirname, join, resolve } from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
@@ -98,6 +99,18 @@ export interface TrashOptions {
   keepDays: number;
 }
 
+export interface BackupOptions {
+  /** The folder backups go to. Default `backups/` beside the data directory. */
+  target: string;
+  /** A backup is made when the newest is older than this. Default a day; 0 turns it off. */
+  intervalMs: number;
+  /** Backups kept in the target; older ones (and blobs only they held) are removed. Default 7. */
+  keep: number;
+}
+
+/** `backups/` beside the data directory (DESIGN §11). */
+export const defaultBackupTarget = (dataDir: string) => join(dirname(resolve(dataDir)), 'backups');
+
 export interface AppOptions {
   /** Holds the database and the blob store (with `database`: the blob store only). */
   dataDir: string;
@@ -148,6 +161,8 @@ export interface AppOptions {
   uploads?: Partial<UploadQuotaOptions>;
   /** This instance as a sync replica (DESIGN §10): token sealing, round timing, `--hub`. */
   sync?: SyncAppOptions;
+  /** Backups (DESIGN §11): where, how often, how many kept. */
+  backups?: Partial<BackupOptions>;
 }
 
 export interface ResolvedConfig {
@@ -164,6 +179,7 @@ export interface ResolvedConfig {
   trash: TrashOptions;
   sharedBlobGraceMs: number;
   uploads: UploadQuotaOptions;
+  backups: BackupOptions;
 }
 
 const SECOND = 1000;
@@ -222,6 +238,12 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
     trash: { keepDays: 30, ...options.trash },
     sharedBlobGraceMs: options.sharedBlobGraceMs ?? 10 * MINUTE,
     uploads: { ...uploadQuotaFromEnv(process.env), ...options.uploads },
+    backups: {
+      target: defaultBackupTarget(options.dataDir),
+      intervalMs: 24 * 60 * MINUTE,
+      keep: 7,
+      ...options.backups,
+    },
   };
 }
 
@@ -258,6 +280,20 @@ export function retentionFromEnv(
   if (keep !== undefined) history.keepNewest = keep;
   const trashDays = countFromEnv(env, 'PORTFOLIO_TRASH_DAYS', 'days', 0);
   return { history, trash: trashDays === undefined ? {} : { keepDays: trashDays } };
+}
+
+/**
+ * Backup settings from the environment (PORTFOLIO_BACKUP_DIR, PORTFOLIO_BACKUP_INTERVAL_HOURS,
+ * 0 turning the schedule off, PORTFOLIO_BACKUP_KEEP); unset ones are left to the defaults.
+ */
+export function backupsFromEnv(env: Record<string, string | undefined>): Partial<BackupOptions> {
+  const backups: Partial<BackupOptions> = {};
+  if (env.PORTFOLIO_BACKUP_DIR) backups.target = resolve(env.PORTFOLIO_BACKUP_DIR);
+  const hours = countFromEnv(env, 'PORTFOLIO_BACKUP_INTERVAL_HOURS', 'hours', 0);
+  if (hours !== undefined) backups.intervalMs = hours * 60 * MINUTE;
+  const keep = countFromEnv(env, 'PORTFOLIO_BACKUP_KEEP', 'backups', 1);
+  if (keep !== undefined) backups.keep = keep;
+  return backups;
 }
 
 function countFromEnv(

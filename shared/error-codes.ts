@@ -147,6 +147,10 @@ export const ERROR_CODES = {
     statusCode: 507,
     message: 'The server has no room for more uploads right now; try again later.',
   },
+  // Backups (DESIGN §11).
+  BACKUP_RUNNING: { statusCode: 409, message: 'A backup is running already; wait for it to end.' },
+  BACKUP_FAILED: { statusCode: 500, message: 'The backup failed; nothing was kept.' },
+  BACKUP_NOT_FOUND: { statusCode: 404, message: 'There is no such backup in the backup folder.' },
 } as const satisfies Record<string, { statusCode: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

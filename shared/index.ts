@@ -13,3 +13,4 @@ export * from './schemas/sync-replica';
 export * from './schemas/sync';
 export * from './plain-words';
 export * from './schemas/transfer';
+export * from './schemas/backup';

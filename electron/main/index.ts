@@ -157,6 +157,7 @@ async function start(): Promise<void> {
           // A full load of the route: the main process cannot reach the renderer's router.
           newPortfolio: () => void mainWindow?.loadURL(new URL('/portfolios/new', windowUrl).href),
           openDataFolder: () => void openDataFolder(dataDir).catch(showError),
+          openBackups: () => void mainWindow?.loadURL(new URL('/settings#backups', windowUrl).href),
           openDocs: () => void shell.openExternal(`${origin}/docs`),
           showAbout: () =>
             void dialog.showMessageBox({

@@ -4,6 +4,8 @@ import type { AppVersions } from '../../shared/desktop-bridge';
 export interface MenuActions {
   newPortfolio(): void;
   openDataFolder(): void;
+  /** Settings → Backups: back up now, verify, where backups go. */
+  openBackups(): void;
   showAbout(): void;
   openDocs(): void;
 }
@@ -29,6 +31,7 @@ export function menuTemplate(options: MenuOptions): MenuItemConstructorOptions[]
         { label: 'New Portfolio', accelerator: 'CmdOrCtrl+N', click: () => actions.newPortfolio() },
         { type: 'separator' },
         { label: 'Open Data Folder', click: () => actions.openDataFolder() },
+        { label: 'Backups…', click: () => actions.openBackups() },
         { type: 'separator' },
         mac ? { role: 'close' } : { role: 'quit' },
       ],

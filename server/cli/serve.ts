@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, retentionFromEnv } from '../config';
+import { backupsFromEnv, ConfigError, retentionFromEnv } from '../config';
 import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import {
   DatabaseConnectError,
@@ -48,10 +48,13 @@ function parsePort(value: string): number {
   return port;
 }
 
-/** History and trash retention from PORTFOLIO_HISTORY*, PORTFOLIO_TRASH_DAYS; bad values are usage errors. */
+/**
+ * History and trash retention from PORTFOLIO_HISTORY*, PORTFOLIO_TRASH_DAYS, and backups from
+ * PORTFOLIO_BACKUP_*; bad values are usage errors.
+ */
 function retentionOf(env: NodeJS.ProcessEnv) {
   try {
-    return retentionFromEnv(env);
+    return { ...retentionFromEnv(env), backups: backupsFromEnv(env) };
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
@@ -181,6 +184,15 @@ export const serveCommand: Command = {
         'behind a reverse proxy: its addresses (e.g. loopback) or true; then the client ' +
         'address and https come from X-Forwarded-For and X-Forwarded-Proto (default: none)',
     },
+    {
+      name: 'PORTFOLIO_BACKUP_DIR',
+      description: 'where backups go (default: backups/ beside the data directory)',
+    },
+    {
+      name: 'PORTFOLIO_BACKUP_INTERVAL_HOURS',
+      description: 'hours between scheduled backups (default 24; 0 turns the schedule off)',
+    },
+    { name: 'PORTFOLIO_BACKUP_KEEP', description: 'backups kept in the folder (default 7)' },
     ...HUB_ENV,
     {
       name: 'PORTFOLIO_SYNC_INTERVAL_S',

@@ -91,6 +91,7 @@ export default fp(
           { name: 'trash', description: 'Deleted portfolios: list, restore, purge' },
           { name: 'users', description: 'User management (admin)' },
           { name: 'sync', description: 'Sync between a replica and its hub (DESIGN §10)' },
+          { name: 'backups', description: 'Backups of the library: now, listed, verified (admin)' },
           {
             name: 'transfer',
             description: 'Export to a ZIP or CSV, import of a ZIP (DESIGN §11)',

@@ -7,6 +7,7 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { RepositoryError, type PortfolioRepository } from './portfolio-repository-contract';
 import type { UserRepository } from './user-repository-contract';
+import type { LibraryDump } from '../storage/library-transfer';
 
 /** Background jobs that run on one instance at a time when instances share a backend. */
 export type JobName = 'retention' | 'sessionSweep' | 'backup';
@@ -36,6 +37,12 @@ export interface StorageBackend {
    * now (answers undefined then).
    */
   runJob<T>(job: JobName, pass: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * The whole library (portfolios, kept revisions, trash, tombstones, users) as of one `seq`,
+   * read while requests and writes go on, holding no lock longer than a commit: what a backup
+   * holds (DESIGN §11). Only durable changes are in it.
+   */
+  dumpLibrary(): Promise<LibraryDump>;
   /**
    * Resolves once every change acknowledged so far is durable: a blob nothing refers to any more
    * may only be removed after the change that stopped referring to it is.

@@ -18,7 +18,7 @@ import {
   type Tombstone,
 } from './embedded/portfolio-layout';
 import { liveColumns } from './postgres/pg-portfolio-repository';
-import type { Op, Store } from './embedded/store';
+import type { Op, Store, StoreView } from './embedded/store';
 
 /**
  * A whole library as plain records, the same whatever backend holds it: what `portfolio storage
@@ -44,8 +44,14 @@ export type DumpPart = (typeof DUMP_PARTS)[number];
 
 // ---- embedded ----
 
-/** Reads a library out of an open embedded store. */
-export function exportEmbedded(store: Store): LibraryDump {
+/** The collections a library is read from. */
+export const LIBRARY_COLLECTIONS = ['meta', ...DUMP_PARTS] as const;
+
+/**
+ * Reads a library out of an open embedded store, or out of a view of one at one point
+ * (`store.durableView(LIBRARY_COLLECTIONS)`, what a backup of a running server reads).
+ */
+export function exportEmbedded(store: StoreView): LibraryDump {
   const library = store.get<LibraryMeta>('meta', LIBRARY_KEY);
   if (!library) throw new Error('The data directory holds no library yet.');
   const portfolios = [...store.collection<StoredPortfolio>('portfolios').values()];
@@ -339,8 +345,17 @@ export class BlobCopyError extends Error {
  * damaged blob stops the copy), and written as the blob store writes (temp, fsync, rename).
  * A blob already at the target with the right content is kept. Answers the bytes copied.
  */
-export async function copyBlobs(
+export function copyBlobs(
   from: string,
+  to: string,
+  blobs: readonly string[],
+): Promise<{ copied: number; present: number; bytes: number }> {
+  return copyBlobsFrom((sha256) => blobPath(from, sha256), to, blobs);
+}
+
+/** `copyBlobs` from wherever `source` says each blob is (a backup keeps them flat). */
+export async function copyBlobsFrom(
+  source: (sha256: string) => string,
   to: string,
   blobs: readonly string[],
 ): Promise<{ copied: number; present: number; bytes: number }> {
@@ -348,15 +363,15 @@ export async function copyBlobs(
   let present = 0;
   let bytes = 0;
   for (const sha256 of blobs) {
-    const source = await readVerified(from, sha256);
-    bytes += source.length;
+    const bytesRead = await readVerifiedAt(source(sha256), sha256);
+    bytes += bytesRead.length;
     const existing = await readFile(blobPath(to, sha256)).catch(() => undefined);
     if (existing && sha256Of(existing) === sha256) {
       present++;
       continue;
     }
     await mkdir(join(to, sha256.slice(0, 2)), { recursive: true });
-    await writeFileDurably(blobPath(to, sha256), [source]);
+    await writeFileDurably(blobPath(to, sha256), [bytesRead]);
     copied++;
   }
   return { copied, present, bytes };
@@ -369,8 +384,11 @@ export async function verifyBlobs(root: string, blobs: readonly string[]): Promi
 
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-async function readVerified(root: string, sha256: string): Promise<Buffer> {
-  const path = blobPath(root, sha256);
+function readVerified(root: string, sha256: string): Promise<Buffer> {
+  return readVerifiedAt(blobPath(root, sha256), sha256);
+}
+
+async function readVerifiedAt(path: string, sha256: string): Promise<Buffer> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);

@@ -5,6 +5,7 @@ import { aboutDetail, menuTemplate, type MenuActions } from '../../electron/main
 const actions = (): MenuActions => ({
   newPortfolio: vi.fn(),
   openDataFolder: vi.fn(),
+  openBackups: vi.fn(),
   showAbout: vi.fn(),
   openDocs: vi.fn(),
 });
@@ -45,6 +46,8 @@ describe('application menu', () => {
     expect(menu.newPortfolio).toHaveBeenCalled();
     click(labelled('Open Data Folder'));
     expect(menu.openDataFolder).toHaveBeenCalled();
+    click(labelled('Backups…'));
+    expect(menu.openBackups).toHaveBeenCalled();
     click(labelled('About Portfolio Manager'));
     expect(menu.showAbout).toHaveBeenCalled();
     click(labelled('API Documentation'));

@@ -477,3 +477,28 @@ describe('data directory lock', () => {
     expect(JSON.parse(await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).pid).toBe(1);
   });
 });
+
+describe('Store.durableView', () => {
+  it('reads the durable state at once while commits are being written, and a failed one never shows', async () => {
+    const store = await openStore(await tempDir());
+    await store.commit([put('a', { v: 1 }), put('b', { v: 1 })]);
+    // Applied in memory at once, durable only later: a view taken now must not see them.
+    const pending = store.commit([put('a', { v: 2 }), del('b'), put('c', { v: 1 })]);
+    const later = store.commit([put('a', { v: 3 })]);
+    const view = store.durableView(['portfolios']);
+    expect(store.get('portfolios', 'a')).toEqual({ v: 3 });
+    expect(view.get('portfolios', 'a')).toEqual({ v: 1 });
+    expect(view.get('portfolios', 'b')).toEqual({ v: 1 });
+    expect([...view.collection('portfolios').keys()].sort()).toEqual(['a', 'b']);
+    await Promise.all([pending, later]);
+    // The view is a copy: what was committed since does not change it.
+    expect(view.get('portfolios', 'a')).toEqual({ v: 1 });
+    expect(store.durableView(['portfolios']).get('portfolios', 'a')).toEqual({ v: 3 });
+
+    store.injectWriteFault(new Error('disk full'));
+    const failing = store.commit([put('a', { v: 4 })]);
+    expect(store.durableView(['portfolios']).get('portfolios', 'a')).toEqual({ v: 3 });
+    await expect(failing).rejects.toThrow(StorageWriteError);
+    expect(keys(store)).toEqual(['a', 'c']);
+  });
+});

@@ -22,4 +22,6 @@ export const queryKeys = {
   devices: (username: string) => ['users', 'devices', username] as const,
   syncConfig: ['sync', 'config'] as const,
   syncStatus: ['sync', 'status'] as const,
+  backups: ['backups'] as const,
+  backupSettings: ['backups', 'settings'] as const,
 };

@@ -16,6 +16,7 @@ import { isAdmin } from '../session/permissions';
 import { useUser } from '../session/use-session';
 import { storeSessionId } from '../session/session-storage';
 import { TeamServerSection } from '../sync/TeamServerSection';
+import { BackupsSection } from '../backups/BackupsSection';
 
 /** Cache keys of what the desktop shell answers (not HTTP data, so not in api/query-keys). */
 const desktopKeys = {
@@ -39,6 +40,7 @@ export function SettingsPage() {
       <h1>Settings</h1>
       {/* Any instance, desktop or headless, can sync with a hub; only an admin sets it up. */}
       {isAdmin(user) && <TeamServerSection />}
+      {isAdmin(user) && <BackupsSection />}
       {desktop ? (
         <>
           <LanSharingSection desktop={desktop} />
@@ -310,8 +312,8 @@ function DataFolderSection({ desktop }: { desktop: DesktopApi }) {
     <section className="card" aria-labelledby="data-heading">
       <h2 id="data-heading">Data folder</h2>
       <p>
-        Portfolios and their files are kept in <code>{server.data?.dataDir ?? '…'}</code>. Back up
-        this folder to keep them safe.
+        Portfolios and their files are kept in <code>{server.data?.dataDir ?? '…'}</code>. Backups
+        are made while the app runs (see Backups above).
       </p>
       <div className="button-row">
         <button type="button" className="button" onClick={() => open.mutate()}>

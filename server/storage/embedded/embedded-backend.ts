@@ -4,6 +4,7 @@ import type {
   StorageBackend,
   StorageFailure,
 } from '../../repositories/storage-backend';
+import type { LibraryDump } from '../library-transfer';
 import { EmbeddedPortfolioRepository } from './embedded-portfolio-repository';
 import { EmbeddedUserRepository } from './embedded-user-repository';
 import { Store, StorageWriteError, type StoreOptions } from './store';
@@ -56,6 +57,12 @@ export class EmbeddedBackend implements StorageBackend {
       await store.close();
       throw error;
     }
+  }
+
+  async dumpLibrary(): Promise<LibraryDump> {
+    const { exportEmbedded, LIBRARY_COLLECTIONS } = await import('../library-transfer');
+    // One synchronous read of the durable state: the snapshot plus the journal up to one seq.
+    return exportEmbedded(this.store.durableView(LIBRARY_COLLECTIONS));
   }
 
   runJob<T>(_job: JobName, pass: () => Promise<T>): Promise<T | undefined> {

@@ -45,6 +45,12 @@ export type ChangeListener = (
   next: unknown,
 ) => void;
 
+/** Read access to collections: the live store, or a view of it at one point (`durableView`). */
+export interface StoreView {
+  get<T>(col: CollectionName, key: string): T | undefined;
+  collection<T>(name: CollectionName): ReadonlyMap<string, T>;
+}
+
 export interface StoreOptions {
   dataDir: string;
   /** Journal bytes written since the last snapshot before a new one is made (at least). */
@@ -120,7 +126,7 @@ const silentLog = { info() {}, warn() {}, error() {} };
  *   yet durable is rolled back in reverse order and rejected, and the journal is cut back to
  *   before them: memory again equals what is on disk.
  */
-export class Store {
+export class Store implements StoreView {
   private readonly maps = new Map<CollectionName, Map<string, unknown>>(
     COLLECTIONS.map((name) => [name, new Map<string, unknown>()]),
   );
@@ -522,6 +528,34 @@ export class Store {
       setOrDelete(collections[entry.col] as Map<string, unknown>, entry.key, entry.prev);
     }
     return collections;
+  }
+
+  /**
+   * The durable state of `names`, read in one synchronous step: each map copied (its records
+   * shared), with every change not yet durable (being written or queued) undone in the copies.
+   * What a backup reads while commits go on: the journal up to `durableSeq` applied to the
+   * snapshot, without waiting for a write or holding one back.
+   */
+  durableView(names: readonly CollectionName[]): StoreView {
+    const maps = new Map<CollectionName, Map<string, unknown>>(
+      names.map((name) => [name, new Map(this.map(name))]),
+    );
+    const pending = [...this.inFlight.flatMap((write) => write.group), ...this.queue];
+    // The oldest undo entry of a key holds its durable value: walk newest first, older overwrite.
+    for (const batch of [...pending].reverse()) {
+      for (const entry of [...batch.undo].reverse()) {
+        const map = maps.get(entry.col);
+        if (map) setOrDelete(map, entry.key, entry.prev);
+      }
+    }
+    return {
+      get: <T>(col: CollectionName, key: string) => maps.get(col)?.get(key) as T | undefined,
+      collection: <T>(col: CollectionName) => {
+        const map = maps.get(col);
+        if (!map) throw new Error(`${col} is not part of this view`);
+        return map as ReadonlyMap<string, T>;
+      },
+    };
   }
 
   private async snapshotBytes(): Promise<number> {

@@ -5,6 +5,7 @@ import type {
   StorageFailure,
 } from '../../repositories/storage-backend';
 import { StorageUnavailableError } from '../../repositories/storage-backend';
+import type { LibraryDump } from '../library-transfer';
 import { connectionFailure } from './database-errors';
 import { openDatabase, type Database, type DatabaseLogger } from './database';
 import { runExclusive } from './exclusive-job';
@@ -83,6 +84,12 @@ export class PostgresBackend implements StorageBackend {
       await database.close();
       throw error;
     }
+  }
+
+  /** One REPEATABLE READ transaction: every row as of one moment, while writes go on. */
+  async dumpLibrary(): Promise<LibraryDump> {
+    const { exportPostgres } = await import('../library-transfer');
+    return exportPostgres(this.database.pool);
   }
 
   runJob<T>(job: JobName, pass: () => Promise<T>): Promise<T | undefined> {
