@@ -150,7 +150,7 @@ describe('sync mutations survive kill -9 of the hub', { timeout: TIMEOUT }, () =
 
       for (let i = 0; i < PER_ROUND; i++) {
         const id = `kill-${round}-${i}`;
-        const detail = await call(url, 'GET', `/api/v1/portfolio/${id}`, token);
+        const detail = await call(url, 'GET', `/api/v1/portfolio/${id}`, admin);
         expect(detail.body).toMatchObject({
           revision: 3,
           projectTitle: `Round ${round} #${i}`,
@@ -158,7 +158,7 @@ describe('sync mutations survive kill -9 of the hub', { timeout: TIMEOUT }, () =
           projectLanuching: 'second edit',
           generalTag: ['a', 'b'],
         });
-        const history = await call(url, 'GET', `/api/v1/portfolio/${id}/revisions`, token);
+        const history = await call(url, 'GET', `/api/v1/portfolio/${id}/revisions`, admin);
         expect(history.body.revisions.map((r: { command: string }) => r.command)).toEqual([
           'sync',
           'sync',
