@@ -443,13 +443,23 @@ export class PortfolioService {
    * its files already built from their blobs.
    */
   async insertImported(user: Caller, revisions: ImportedRevision[]): Promise<StoredPortfolio> {
+    const current = revisions.at(-1)!.snapshot;
+    return this.turns.run(current.portfolioId, () => this.insertImportedInTurn(user, revisions));
+  }
+
+  /**
+   * `insertImported` for a caller already in this portfolio's turn (see `inTurn`): sync's create
+   * of a portfolio that brings its history along (DESIGN §10).
+   */
+  async insertImportedInTurn(
+    user: Caller,
+    revisions: ImportedRevision[],
+  ): Promise<StoredPortfolio> {
     assertStaff(user, 'Viewers cannot import portfolios.');
     const current = revisions.at(-1)!.snapshot;
     assertMayChange(user, current, importedAdminParts(current));
     assertFileLists(current, this.limits.filesPerList);
-    return this.turns
-      .run(current.portfolioId, () => this.repository.insertWithHistory(revisions))
-      .catch(rethrow);
+    return this.repository.insertWithHistory(revisions).catch(rethrow);
   }
 
   // ---- Sync (DESIGN §10) ----

@@ -6,7 +6,9 @@ import {
   Identifier,
   isStaff,
   ChangeStampsSchema,
+  CreateHistorySchema,
   fieldKeysWhere,
+  type CreateHistory,
   PortfolioRecordSchema,
   ResolveConflictBodySchema,
   Sha256Schema,
@@ -47,6 +49,7 @@ import { tooLarge } from '../media/receive-file';
 import {
   RevisionConflictError,
   type ChangeMeta,
+  type ImportedRevision,
   type PortfolioRepository,
   type StoredPortfolio,
 } from '../repositories/portfolio-repository-contract';
@@ -146,6 +149,7 @@ const validateCreateFields = bodyValidator(
   ),
 );
 const validateResolve = bodyValidator(ResolveConflictBodySchema);
+const validateHistory = bodyValidator(CreateHistorySchema);
 
 /** A mutation refused: nothing of it was applied; a retry is judged afresh. */
 class Rejection extends Error {
@@ -164,6 +168,11 @@ type PushedFields = Omit<MergeFields, FileSlot> & {
   cover?: PushedFile | null;
   draftingProcess?: PushedFile[];
   additionalDocument?: PushedFile[];
+};
+
+/** A create's history as checked: each older revision's fields validated, files still refs. */
+type CheckedHistory = Omit<CreateHistory, 'revisions'> & {
+  revisions: Array<Omit<CreateHistory['revisions'][number], 'fields'> & { pushed: PushedFields }>;
 };
 
 /** What one attempt of a mutation does to the stored state. */
@@ -311,13 +320,14 @@ export class SyncService {
   private async attempt(user: Caller, replicaId: string, mutation: Mutation): Promise<Outcome> {
     assertBlobNames(mutation.files ?? []);
     const pushed = this.checkedFields(mutation);
-    await this.assertBlobs(mutation, pushed);
+    const history = this.checkedHistory(mutation);
+    await this.assertBlobs(mutation, [pushed, ...(history?.revisions ?? []).map((r) => r.pushed)]);
     const release = this.blobs.hold(mutation.files ?? []);
     try {
       const fields = await this.withStoredFiles(mutation.portfolioId, pushed);
       switch (mutation.op) {
         case 'create':
-          return await this.create(user, replicaId, mutation, fields);
+          return await this.create(user, replicaId, mutation, fields, history);
         case 'update':
           return await this.update(user, replicaId, mutation, fields);
         case 'delete':
@@ -335,6 +345,7 @@ export class SyncService {
     replicaId: string,
     mutation: Mutation,
     fields: MergeFields,
+    history?: CheckedHistory,
   ): Promise<Outcome> {
     const live = await this.repository.get(mutation.portfolioId);
     if (live) {
@@ -364,11 +375,67 @@ export class SyncService {
       syncApplied: [applied(replicaId, mutation, 'applied', 1, now)],
     };
     assertFileLists(next, this.limits.filesPerList);
+    if (history) {
+      return {
+        status: 'applied',
+        stored: await this.createWithHistory(user, replicaId, mutation, next, history),
+      };
+    }
     const stored = await this.repository.insert(
       next,
       this.meta(user, 'create', recordChanges(null, next)),
     );
     return { status: 'applied', stored };
+  }
+
+  /**
+   * A create that brings the portfolio's history (DESIGN §10, §11): its older revisions and the
+   * record keep their numbers, authors, times, commands and changed fields, stored in one commit
+   * through the service, as an import's. Each file is built again from its blob's bytes.
+   */
+  private async createWithHistory(
+    user: Caller,
+    replicaId: string,
+    mutation: Mutation,
+    next: PortfolioRecord,
+    history: CheckedHistory,
+  ): Promise<StoredPortfolio> {
+    const made = { createdTime: history.createdTime, createdBy: history.createdBy };
+    const revisions: ImportedRevision[] = [];
+    for (const { pushed, ...stamps } of history.revisions) {
+      const fields = await this.withStoredFiles(mutation.portfolioId, pushed);
+      const fresh = newPortfolio(
+        {
+          portfolioId: mutation.portfolioId,
+          memberBarcode: fields.memberBarcode!,
+          category: fields.category!,
+          projectTitle: fields.projectTitle!,
+          projectDetail: fields.projectDetail!,
+        },
+        stamps.modifiedTime,
+      );
+      const snapshot = { ...fresh, ...fields, ...made, revision: stamps.revision };
+      // The rights a create of each kept record would need: history brings in nothing more.
+      authorize(user, { category: snapshot.category }, fields, null);
+      revisions.push({
+        ...stamps,
+        snapshot: { ...snapshot, modifiedTime: stamps.modifiedTime, modifiedBy: stamps.modifiedBy },
+      });
+    }
+    const { revisions: _older, createdTime: _t, createdBy: _b, ...stamps } = history;
+    const now = this.now();
+    revisions.push({
+      ...stamps,
+      snapshot: {
+        ...next,
+        ...made,
+        revision: stamps.revision,
+        modifiedTime: stamps.modifiedTime,
+        modifiedBy: stamps.modifiedBy,
+        syncApplied: [applied(replicaId, mutation, 'applied', stamps.revision, now)],
+      },
+    });
+    return this.portfolios.insertImportedInTurn(user, revisions);
   }
 
   private async update(
@@ -572,30 +639,71 @@ export class SyncService {
     };
   }
 
+  /**
+   * A create's history, checked whole before anything is written: its shape, revisions strictly
+   * oldest first and each older than the record, and each revision's record as a create's.
+   */
+  private checkedHistory(mutation: Mutation): CheckedHistory | undefined {
+    if (mutation.history === undefined) return undefined;
+    if (mutation.op !== 'create') {
+      throw new Rejection('VALIDATION_FAILED', 'Only a create may bring history along.', [
+        { field: 'history', message: 'only on a create' },
+      ]);
+    }
+    let history: CreateHistory;
+    try {
+      history = validateHistory(mutation.history) as CreateHistory;
+    } catch (error) {
+      throw rejectionOf(error, 'history');
+    }
+    let previous = 0;
+    for (const [index, entry] of history.revisions.entries()) {
+      const field = `history.revisions.${index}.revision`;
+      if (entry.revision <= previous) {
+        throw new Rejection(
+          'VALIDATION_FAILED',
+          `The history is out of order: revision ${entry.revision} comes after revision ${previous}; revisions go oldest first, each once.`,
+          [{ field, message: `must be more than ${previous}` }],
+        );
+      }
+      if (entry.revision >= history.revision) {
+        throw new Rejection(
+          'VALIDATION_FAILED',
+          `The history holds revision ${entry.revision}, which is not older than the portfolio's own revision ${history.revision}.`,
+          [{ field, message: `must be less than ${history.revision}` }],
+        );
+      }
+      previous = entry.revision;
+    }
+    return {
+      ...history,
+      revisions: history.revisions.map(({ fields, ...stamps }, index) => ({
+        ...stamps,
+        pushed: this.checkedPushed(fields, 'create', `history.revisions.${index}.fields`),
+      })),
+    };
+  }
+
   /** The mutation's fields, validated; a create must carry the required ones. */
   private checkedFields(mutation: Mutation): PushedFields {
     if (mutation.op === 'delete' || mutation.op === 'restore') return {};
-    const raw = Object.fromEntries(
-      Object.entries(mutation.fields ?? {}).filter(([key]) => !IGNORED_KEYS.has(key)),
-    );
+    return this.checkedPushed(mutation.fields ?? {}, mutation.op, 'fields');
+  }
+
+  /** One record's pushed fields, validated; errors name them at `where`. */
+  private checkedPushed(
+    given: Record<string, unknown>,
+    op: Mutation['op'],
+    where: string,
+  ): PushedFields {
+    const raw = Object.fromEntries(Object.entries(given).filter(([key]) => !IGNORED_KEYS.has(key)));
     try {
-      const fields = (mutation.op === 'create' ? validateCreateFields : validateFields)(
-        raw,
-      ) as PushedFields;
+      const fields = (op === 'create' ? validateCreateFields : validateFields)(raw) as PushedFields;
       if (typeof fields.certificateDesc === 'string')
         fields.certificateDesc = sanitizeHtml(fields.certificateDesc);
       return fields;
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      const details = error.details.map((detail) => ({
-        ...detail,
-        field: detail.field?.replace(/^body\b/, 'fields'),
-      }));
-      throw new Rejection(
-        'VALIDATION_FAILED',
-        error.message.replace(/^body\b/, 'fields'),
-        details as ErrorDetail[],
-      );
+      throw rejectionOf(error, where);
     }
   }
 
@@ -650,12 +758,14 @@ export class SyncService {
   }
 
   /** Every blob the mutation references must be on the hub before a record may point to it. */
-  private async assertBlobs(mutation: Mutation, fields: PushedFields): Promise<void> {
+  private async assertBlobs(mutation: Mutation, records: PushedFields[]): Promise<void> {
     const referenced = new Set([
       ...(mutation.files ?? []),
-      ...(fields.cover ? [fields.cover.sha256] : []),
-      ...(fields.draftingProcess ?? []).map((file) => file.sha256),
-      ...(fields.additionalDocument ?? []).map((file) => file.sha256),
+      ...records.flatMap((fields) => [
+        ...(fields.cover ? [fields.cover.sha256] : []),
+        ...(fields.draftingProcess ?? []).map((file) => file.sha256),
+        ...(fields.additionalDocument ?? []).map((file) => file.sha256),
+      ]),
     ]);
     const missing: string[] = [];
     for (const sha of referenced) if (!(await this.blobs.has(sha))) missing.push(sha);
@@ -835,6 +945,20 @@ function assertKnownBase(mutation: Mutation, current: { revision: number }): voi
  * The rights a change needs, judged on what it really changes: the categories (current and
  * target), admin-only fields and the published/active state (commands) for non-admins.
  */
+/** A validation failure of one part of a mutation, told as that part's (`where`). */
+function rejectionOf(error: unknown, where: string): Rejection {
+  if (!(error instanceof ApiError)) throw error;
+  const details = error.details.map((detail) => ({
+    ...detail,
+    field: detail.field?.replace(/^body\b/, where),
+  }));
+  return new Rejection(
+    'VALIDATION_FAILED',
+    error.message.replace(/^body\b/, where),
+    details as ErrorDetail[],
+  );
+}
+
 function authorize(
   user: Caller,
   current: { category: string },

@@ -4,6 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
+import type { CreateHistory } from '../../shared';
 import { BatchedFile } from '../media/batched-file';
 import { consume } from '../lib/consume';
 import { HubUploadsFull, ResyncNeeded, SyncError } from './sync-error';
@@ -59,6 +60,8 @@ export interface Mutation {
   files: string[];
   /** Hub conflicts resolved here (a local resolve-conflict update), removed on the hub too. */
   resolveConflicts?: string[];
+  /** A create's history (DESIGN §10, §11): the hub keeps it as that portfolio's. */
+  history?: CreateHistory;
 }
 
 export interface MutationResult {

@@ -2,6 +2,7 @@ import {
   ChangeStampsSchema,
   fieldKeysWhere,
   type Conflict,
+  type CreateHistory,
   type Mutation,
   type PortfolioRecord,
   type StoredFile,
@@ -41,6 +42,55 @@ const NOT_CREATED = new Set<string>([
 /** The fields of `record` for a create mutation (stored-record names, file metadata objects). */
 export function createFields(record: SyncRecord): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([key]) => !NOT_CREATED.has(key)));
+}
+
+/** The most older revisions a create brings along (CreateHistorySchema's maxItems). */
+const HISTORY_MAX = 1000;
+
+/**
+ * The history a create brings to the hub (DESIGN §10, §11): the portfolio's creation, the stamps
+ * of its current revision and its older kept revisions (oldest first), each record as a create's
+ * fields. `kept` is this library's history of it, in any order; the current one may be missing.
+ */
+export function createHistory(
+  record: SyncRecord,
+  kept: ReadonlyArray<{
+    revision: number;
+    modifiedTime: number;
+    modifiedBy: string;
+    command: string;
+    changedFields: string[];
+    snapshot: SyncRecord;
+  }>,
+): CreateHistory {
+  const ascending = [...kept].sort((a, b) => a.revision - b.revision);
+  const own = ascending.find((entry) => entry.revision === record.revision);
+  const stamps = (entry: (typeof kept)[number]) => ({
+    revision: entry.revision,
+    modifiedTime: entry.modifiedTime,
+    modifiedBy: entry.modifiedBy,
+    command: entry.command,
+    changedFields: entry.changedFields,
+  });
+  return {
+    createdTime: record.createdTime,
+    createdBy: record.createdBy ?? '',
+    revision: record.revision,
+    modifiedTime: record.modifiedTime,
+    modifiedBy: own?.modifiedBy ?? record.modifiedBy ?? '',
+    command: own?.command ?? 'create',
+    changedFields: own?.changedFields ?? [],
+    revisions: ascending
+      .filter((entry) => entry.revision < record.revision)
+      // The hub takes at most this many (CreateHistorySchema): the newest of them travel.
+      .slice(-HISTORY_MAX)
+      .map((entry) => ({ ...stamps(entry), fields: createFields(entry.snapshot) })),
+  };
+}
+
+/** Every blob a create's history refers to. */
+export function filesInHistory(history: CreateHistory): string[] {
+  return history.revisions.flatMap((entry) => filesIn(entry.fields));
 }
 
 /** Content fields whose values differ from `reference` to `record`, with `record`'s values. */
@@ -154,14 +204,27 @@ function fileRef(file: StoredFile) {
 }
 
 /** A mutation as it is sent: each file named by its blob, its name and its description only. */
-export function onTheWire<M extends Pick<Mutation, 'fields'>>(mutation: M): M {
-  const fields = mutation.fields;
-  if (!fields || !('cover' in fields || FILE_LIST_FIELDS.some((slot) => slot in fields)))
-    return mutation;
+export function onTheWire<M extends Pick<Mutation, 'fields' | 'history'>>(mutation: M): M {
+  const history = mutation.history as CreateHistory | undefined;
+  const out = { ...mutation, ...(mutation.fields && { fields: fieldsOnTheWire(mutation.fields) }) };
+  if (history) {
+    out.history = {
+      ...history,
+      revisions: history.revisions.map((entry) => ({
+        ...entry,
+        fields: fieldsOnTheWire(entry.fields),
+      })),
+    };
+  }
+  return out;
+}
+
+function fieldsOnTheWire(fields: Record<string, unknown>): Record<string, unknown> {
+  if (!('cover' in fields || FILE_LIST_FIELDS.some((slot) => slot in fields))) return fields;
   const wire: Record<string, unknown> = { ...fields };
   if (fields.cover) wire.cover = fileRef(fields.cover as StoredFile);
   for (const slot of FILE_LIST_FIELDS) {
     if (Array.isArray(fields[slot])) wire[slot] = (fields[slot] as StoredFile[]).map(fileRef);
   }
-  return { ...mutation, fields: wire };
+  return wire;
 }

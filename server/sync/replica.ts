@@ -2,7 +2,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { StoredPortfolio, TrashEntry } from '../repositories/portfolio-repository-contract';
+import type {
+  Page,
+  RevisionEntry,
+  StoredPortfolio,
+  TrashEntry,
+} from '../repositories/portfolio-repository-contract';
 import type { BlobStore, Release } from '../storage/blob-store';
 import type {
   AppliedRemote,
@@ -20,6 +25,8 @@ import {
 import {
   changedFields,
   createFields,
+  createHistory,
+  filesInHistory,
   filesIn,
   mergeFields,
   onTheWire,
@@ -1116,6 +1123,7 @@ export class Replica {
   ): Promise<number> {
     const pending = this.pendingMutations();
     if (pending.length === 0) return 0;
+    await this.withHistory(pending);
     this.progress.total += pending.length;
     const shas = [...new Set(pending.flatMap((p) => p.mutation.files))];
     const missing = new Set(shas.length > 0 ? await client.missingBlobs(shas) : []);
@@ -1140,6 +1148,30 @@ export class Replica {
     }
     summary.pushed += pushed;
     return pushed;
+  }
+
+  /**
+   * Each create brings the portfolio's kept history along (DESIGN §10, §11), and the blobs its
+   * older revisions name: joining a hub never cuts a library's history.
+   */
+  private async withHistory(pending: Pending[]): Promise<void> {
+    for (const { mutation, record } of pending) {
+      if (mutation.op !== 'create' || !record || mutation.history !== undefined) continue;
+      const kept: RevisionEntry[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page<RevisionEntry> = await this.options.portfolios.revisions(
+          mutation.portfolioId,
+          500,
+          cursor,
+        );
+        kept.push(...page.items);
+        cursor = page.next;
+      } while (cursor !== null);
+      const history = createHistory(record, kept);
+      mutation.history = history;
+      mutation.files = [...new Set([...mutation.files, ...filesInHistory(history)])];
+    }
   }
 
   /**

@@ -148,6 +148,50 @@ export const MUTATION_STATUSES = [
 ] as const;
 export type MutationStatus = (typeof MUTATION_STATUSES)[number];
 
+/** An author as history names one: a username, `system`, or empty for unknown. */
+const HistoryAuthor = Type.String({
+  maxLength: 64,
+  description: 'Username that made the change ("" when unknown)',
+  'x-words': { maxLength: 'An author name has at most 64 characters.' },
+});
+
+/** What every kept revision tells besides its record. */
+const revisionStamps = {
+  revision: Type.Integer({ minimum: 1 }),
+  modifiedTime: Timestamp,
+  modifiedBy: HistoryAuthor,
+  command: Type.String({ maxLength: 100 }),
+  changedFields: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+};
+
+/**
+ * The history a create brings along (DESIGN §10, §11): when and by whom the portfolio was made,
+ * the stamps of its current revision (the record in `fields`) and its older kept revisions,
+ * oldest first, each with its whole record in the shape of `fields`. The hub keeps them as they
+ * are; a history out of order, or with a revision not older than the record, refuses the create.
+ */
+export const CreateHistorySchema = Type.Object(
+  {
+    createdTime: Timestamp,
+    createdBy: HistoryAuthor,
+    ...revisionStamps,
+    revisions: Type.Array(
+      Type.Object(
+        {
+          ...revisionStamps,
+          fields: Type.Record(Type.String(), Type.Unknown(), {
+            description: 'The record at that revision, as `fields` of a create',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateHistory = Static<typeof CreateHistorySchema>;
+
 export const MutationSchema = Type.Object(
   {
     mutationId: Type.String({ minLength: 1, maxLength: 200 }),
@@ -177,6 +221,16 @@ export const MutationSchema = Type.Object(
         maxItems: 1000,
         description:
           'Every blob the fields reference, by its lower-case hex SHA-256; all must be on the hub',
+      }),
+    ),
+    history: Type.Optional(
+      Type.Unknown({
+        description:
+          'create only: the history the portfolio keeps on the replica (createdTime, createdBy, ' +
+          'the current revision, modifiedTime, modifiedBy, command, changedFields, and ' +
+          '`revisions`: the older kept ones, oldest first, each with its record as `fields`). ' +
+          "The hub keeps it as that portfolio's history. Checked per mutation " +
+          '(VALIDATION_FAILED, INVALID_HISTORY).',
       }),
     ),
     resolveConflicts: Type.Optional(

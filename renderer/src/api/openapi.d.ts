@@ -1283,6 +1283,8 @@ export interface components {
             };
             /** @description Every blob the fields reference, by its lower-case hex SHA-256; all must be on the hub */
             files?: string[];
+            /** @description create only: the history the portfolio keeps on the replica (createdTime, createdBy, the current revision, modifiedTime, modifiedBy, command, changedFields, and `revisions`: the older kept ones, oldest first, each with its record as `fields`). The hub keeps it as that portfolio's history. Checked per mutation (VALIDATION_FAILED, INVALID_HISTORY). */
+            history?: unknown;
             /** @description Conflicts of this portfolio the replica resolved: the hub removes them too */
             resolveConflicts?: string[];
         };

@@ -344,11 +344,25 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
         const at = live ? { col: 'portfolios' as const, key: id } : undefined;
         ops.push(...this.revisionOps(previous, stored, meta, at));
       } else {
+        // The hub's record of the revision this library holds already (its own create, pushed
+        // with its history): that revision keeps its author, time, command and changed fields.
+        const same =
+          previous?.revision === stored.revision && !written.has(id)
+            ? this.store.get<StoredRevision>('revisions', revisionKey(id, stored.revision))
+            : undefined;
+        const kept: ChangeMeta = same
+          ? {
+              by: same.modifiedBy,
+              time: same.modifiedTime,
+              command: same.command,
+              changedFields: same.changedFields,
+            }
+          : meta;
         for (const revision of this.history.of(id)) {
           if (revision >= stored.revision)
             ops.push({ type: 'del', col: 'revisions', key: revisionKey(id, revision) });
         }
-        ops.push(...this.revisionOps(undefined, stored, meta));
+        ops.push(...this.revisionOps(undefined, stored, kept));
       }
       ops.push({ type: 'put', col: 'portfolios', key: id, value: stored });
       written.set(id, { live: stored });
