@@ -6,5 +6,6 @@ export const paths = {
   editPortfolio: (portfolioId: string) => `/portfolios/${encodeURIComponent(portfolioId)}/edit`,
   users: () => '/users',
   trash: () => '/trash',
+  importZip: () => '/import',
   settings: () => '/settings',
 };

@@ -2,6 +2,7 @@ import { createBrowserRouter } from 'react-router';
 import { Root } from './Root';
 import { RouteErrorPage } from './pages/RouteErrorPage';
 import { GalleryPage } from './pages/GalleryPage';
+import { ImportPage } from './pages/ImportPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { PortfolioCreatePage } from './pages/PortfolioCreatePage';
 import { PortfolioDetailPage } from './pages/PortfolioDetailPage';
@@ -22,6 +23,7 @@ export const router = createBrowserRouter([
       { path: 'portfolios/:portfolioId/edit', element: <PortfolioEditPage /> },
       { path: 'users', element: <UsersPage /> },
       { path: 'trash', element: <TrashPage /> },
+      { path: 'import', element: <ImportPage /> },
       // The desktop shell fills this slot with LAN sharing settings.
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <NotFoundPage /> },

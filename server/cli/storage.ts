@@ -1,11 +1,13 @@
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 // Static: serve, sync and users import it too, so it is in the CLI's chunk anyway.
 import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 import type { Database } from '../storage/postgres/database';
 import type { Store } from '../storage/embedded/store';
-import type { DumpSummary, LibraryDump } from '../storage/library-transfer';
+import type { DumpSummary, LibraryDump, SyncState } from '../storage/library-transfer';
 import { CommandFailed, EXIT, UsageError, print, type Command, type CommandInput } from './command';
 import { requireLibrary } from './library-dir';
+import { writeFileDurably } from '../storage/durable-file';
 
 /** A database URL, as `--database` takes it. */
 const isUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
@@ -40,8 +42,24 @@ interface OpenSide {
   holdsData(): Promise<boolean>;
   read(): Promise<LibraryDump>;
   write(dump: LibraryDump): Promise<void>;
+  /** A replica's sync state (its hub link); PostgreSQL holds none: it cannot be a replica. */
+  readSync(): Promise<Replica>;
+  /** Present only where a library can be a replica: a data directory. */
+  writeSync?(replica: Replica): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The replica side of a library: its sync state and, headless, the key its device token is
+ * sealed with (`<data-dir>/sync.key`, server/sync/secret-box.ts; the desktop app seals it with
+ * the OS keychain instead, which does not move with the directory and need not).
+ */
+interface Replica {
+  state: SyncState;
+  key: Buffer | undefined;
+}
+
+const SYNC_KEY_FILE = 'sync.key';
 
 async function openDir(path: string, role: 'source' | 'target'): Promise<OpenSide> {
   if (role === 'source') await requireLibrary(path, '--from');
@@ -70,6 +88,18 @@ async function openDir(path: string, role: 'source' | 'target'): Promise<OpenSid
     holdsData: async () => transfer.embeddedHoldsData(store),
     read: async () => transfer.exportEmbedded(store),
     write: (dump) => transfer.importEmbedded(store, dump),
+    readSync: async () => ({
+      state: transfer.readSyncState(store),
+      key: await readFile(join(path, SYNC_KEY_FILE)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      }),
+    }),
+    writeSync: async ({ state, key }) => {
+      // The key before the state that needs it; written as the blobs are (temp, fsync, rename), 0600.
+      if (key) await writeFileDurably(join(path, SYNC_KEY_FILE), [key]);
+      await transfer.writeSyncState(store, state);
+    },
     close: () => store.close(),
   };
 }
@@ -99,6 +129,7 @@ async function openUrl(url: string, dataDir: string | undefined): Promise<OpenSi
     holdsData: () => transfer.postgresHoldsData(database.pool),
     read: () => transfer.exportPostgres(database.pool),
     write: (dump) => transfer.importPostgres(database.pool, dump),
+    readSync: async () => ({ state: [], key: undefined }),
     close: () => database.close(),
   };
 }
@@ -120,12 +151,12 @@ function summaryLines(summary: DumpSummary, blobs: number): string[] {
 async function migrate(input: CommandInput): Promise<number> {
   const from = sideOf('from', input.option('from'));
   const to = sideOf('to', input.option('to'));
-  if ((from.kind === 'url') === (to.kind === 'url'))
+  if (from.kind === 'url' && to.kind === 'url')
     throw new UsageError(
-      from.kind === 'url'
-        ? 'one side must be a data directory: --from URL --to DIR, or --from DIR --to URL'
-        : 'one side must be a postgres:// URL: --from DIR --to URL, or --from URL --to DIR',
+      'one side must be a data directory: --from URL --to DIR, or --from DIR --to URL',
     );
+  if (from.kind === 'dir' && to.kind === 'dir' && from.path === to.path)
+    throw new UsageError('--from and --to are the same data directory');
   const dataDir = input.option('data-dir');
   const transfer = await import('../storage/library-transfer');
 
@@ -134,6 +165,17 @@ async function migrate(input: CommandInput): Promise<number> {
     const source =
       from.kind === 'dir' ? await openDir(from.path, 'source') : await openUrl(from.url, dataDir);
     opened.push(source);
+    // A replica's hub link goes only where a library can sync: refused before the target is
+    // touched, so nothing is half moved and the link is never dropped without a word.
+    const replica = await source.readSync();
+    const link = transfer.syncLinkOf(replica.state);
+    if (link && to.kind === 'url')
+      throw new CommandFailed(
+        `${source.label} syncs with the team server ${link.hubUrl} (as ${link.username}), and a ` +
+          'library in PostgreSQL cannot sync with a team server; nothing was changed. Move it to ' +
+          'another data directory (--to DIR) to keep it syncing, or, to move it as a library of ' +
+          'its own, let it sync, forget the hub (Settings → Team server) and run this again.',
+      );
     const target =
       to.kind === 'dir' ? await openDir(to.path, 'target') : await openUrl(to.url, dataDir);
     opened.push(target);
@@ -154,6 +196,8 @@ async function migrate(input: CommandInput): Promise<number> {
     if (source.blobRoot === target.blobRoot) await transfer.verifyBlobs(source.blobRoot, blobs);
     else await transfer.copyBlobs(source.blobRoot, target.blobRoot, blobs);
     await target.write(dump);
+    // Also when the source has none: a replaced target keeps no link to a hub of its own.
+    await target.writeSync?.(replica);
 
     // Read back from the target and compared part by part with what was read from the source.
     const actual = transfer.summarize(await target.read());
@@ -165,6 +209,17 @@ async function migrate(input: CommandInput): Promise<number> {
     );
     print('Verified at the target (counts and content hashes equal to the source):');
     for (const line of summaryLines(actual, blobs.length)) print(line);
+    if (target.writeSync) {
+      const sent = transfer.summarizeSync(replica.state);
+      const { count, sha256 } = transfer.summarizeSync((await target.readSync()).state);
+      print(`  ${'sync'.padEnd(11)}${String(count).padStart(9)}  ${sha256}`);
+      if (sha256 !== sent.sha256) differing.push('sync');
+      print(
+        link
+          ? `The link to the team server ${link.hubUrl} (as ${link.username}) was carried: it goes on syncing.`
+          : 'The library was linked to no team server.',
+      );
+    }
     if (differing.length > 0)
       throw new CommandFailed(`the copy differs from the source in: ${differing.join(', ')}`);
     print('Done. Sessions were not moved: everyone signs in again.');
@@ -183,7 +238,7 @@ async function migrate(input: CommandInput): Promise<number> {
 
 export const storageMigrateCommand: Command = {
   name: 'storage migrate',
-  summary: 'Move a deployment between the embedded store and PostgreSQL, without loss.',
+  summary: 'Move a deployment between data directories and PostgreSQL, without loss.',
   flags: [
     {
       name: 'from',
@@ -193,7 +248,7 @@ export const storageMigrateCommand: Command = {
     {
       name: 'to',
       value: '<dir|url>',
-      description: 'where it goes: a data directory or a postgres:// URL (the other kind)',
+      description: 'where it goes: a data directory or a postgres:// URL (not two URLs)',
     },
     {
       name: 'data-dir',
@@ -213,6 +268,9 @@ export const storageMigrateCommand: Command = {
     'hashes, the library id (so replicas go on syncing) and the files (each checked against its\n' +
     'SHA-256). The target is then read back and compared with the source by counts and content\n' +
     'hashes, which are printed. Sessions are not moved.\n' +
+    'A replica (a library that syncs with a team server) keeps its link, checkpoint and device\n' +
+    'token when moved to another data directory; PostgreSQL cannot sync with a team server, so\n' +
+    'moving a replica there is refused, nothing changed: forget the hub first to move it anyway.\n' +
     'Example: portfolio storage migrate --from /srv/portfolio/data \\\n' +
     '           --to postgres://portfolio@db/portfolio --data-dir /srv/portfolio/files',
   run: migrate,

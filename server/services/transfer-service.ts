@@ -193,6 +193,7 @@ export class TransferService {
         unchanged: 0,
         merged: 0,
         conflicts: 0,
+        conflicted: [],
         refused: [],
       };
       for (const entry of archive.portfolios) {
@@ -250,7 +251,10 @@ export class TransferService {
         report.unchanged++;
       } else {
         report.merged++;
-        if (result.status === 'conflict') report.conflicts++;
+        if (result.status === 'conflict') {
+          report.conflicts++;
+          report.conflicted.push(portfolioId);
+        }
       }
     } catch (error) {
       if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;

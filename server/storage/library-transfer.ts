@@ -123,6 +123,48 @@ export async function importEmbedded(store: Store, dump: LibraryDump): Promise<v
   await store.idle();
 }
 
+/**
+ * A replica's sync state, the embedded store's `sync` collection as it is: its link to a hub
+ * (the hub's address, the account and the sealed device token), the checkpoint and the base of
+ * each portfolio. Not part of a `LibraryDump` (a backup does not keep it: a restored library is a
+ * new copy); `storage migrate` carries it between data directories. PostgreSQL holds none: it
+ * cannot be a replica.
+ */
+export type SyncState = [key: string, value: unknown][];
+
+/** The key of the hub link in the `sync` collection (server/sync/replica.ts). */
+const SYNC_CONFIG_KEY = 'config';
+
+export function readSyncState(store: StoreView): SyncState {
+  return [...store.collection<unknown>('sync').entries()].sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+}
+
+/** The hub this sync state links to, or undefined (never linked, or the hub was forgotten). */
+export function syncLinkOf(state: SyncState): { hubUrl: string; username: string } | undefined {
+  const config = state.find(([key]) => key === SYNC_CONFIG_KEY)?.[1] as
+    { hubUrl: string; username: string } | undefined;
+  return config && { hubUrl: config.hubUrl, username: config.username };
+}
+
+/** Replaces the store's sync state with `state` (none: the target is then linked to no hub). */
+export async function writeSyncState(store: Store, state: SyncState): Promise<void> {
+  const ops: Op[] = [];
+  for (const key of store.collection('sync').keys()) ops.push({ type: 'del', col: 'sync', key });
+  for (const [key, value] of state) ops.push({ type: 'put', col: 'sync', key, value });
+  for (let start = 0; start < ops.length; start += OPS_PER_COMMIT)
+    await store.commit(ops.slice(start, start + OPS_PER_COMMIT));
+  await store.idle();
+}
+
+/** Counts and content hash of a sync state, for comparing the two copies of it. */
+export function summarizeSync(state: SyncState): PartSummary {
+  const hash = createHash('sha256');
+  for (const [key, value] of state) hash.update(canonical([key, value])).update('\n');
+  return { count: state.length, sha256: hash.digest('hex') };
+}
+
 // ---- PostgreSQL ----
 
 /**

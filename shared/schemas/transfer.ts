@@ -146,6 +146,9 @@ export const ImportReportSchema = Type.Object(
     conflicts: Type.Integer({
       description: 'Merged portfolios where both sides changed one field: see the conflicts API',
     }),
+    conflicted: Type.Array(Type.String(), {
+      description: 'The ids of those portfolios, to open each and settle its conflict',
+    }),
     refused: Type.Array(Type.Object({ portfolioId: Type.String(), reason: Type.String() }), {
       description: 'Portfolios left out, each with why (rights, the trash, a refused file)',
     }),

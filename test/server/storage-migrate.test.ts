@@ -231,7 +231,7 @@ describe.skipIf(unavailable)(SUITE, () => {
 
   it.each([
     [['--from', '/tmp/x', '--to', 'postgres://'], /--to is not a valid postgres:\/\/ URL/],
-    [['--from', '/tmp/x', '--to', '/tmp/y'], /one side must be a postgres:\/\/ URL/],
+    [['--from', '/tmp/x', '--to', '/tmp/x/'], /--from and --to are the same data directory/],
     [['--from', 'postgres://h/a', '--to', 'postgres://h/b'], /one side must be a data directory/],
     [['--from', '/tmp/x', '--to', 'mysql://h/db'], /--to must be a data directory or a postgres/],
     [['--to', 'postgres://h/db'], /missing --from/],

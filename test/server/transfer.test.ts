@@ -176,7 +176,14 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     const zip = (await exportOf(a)).bytes;
     const report = await importZip(b, zip);
     expect(report.status, JSON.stringify(report.body)).toBe(200);
-    expect(report.body).toEqual({ created: 2, unchanged: 0, merged: 0, conflicts: 0, refused: [] });
+    expect(report.body).toEqual({
+      created: 2,
+      unchanged: 0,
+      merged: 0,
+      conflicts: 0,
+      conflicted: [],
+      refused: [],
+    });
     for (const id of [p1, p2]) {
       const here = (
         await a.request(
@@ -206,7 +213,14 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     const zip = (await exportOf(a)).bytes;
     const before = await b.request('GET', '/api/v1/changes?since=0&limit=1000');
     const report = await importZip(b, zip);
-    expect(report.body).toEqual({ created: 0, unchanged: 2, merged: 0, conflicts: 0, refused: [] });
+    expect(report.body).toEqual({
+      created: 0,
+      unchanged: 2,
+      merged: 0,
+      conflicts: 0,
+      conflicted: [],
+      refused: [],
+    });
     const after = await b.request('GET', '/api/v1/changes?since=0&limit=1000');
     expect(after.body.next).toBe(before.body.next);
     expect(await total(b)).toBe(2);
@@ -222,7 +236,14 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     await put(b, id, { projectTitle: 'Shared', readyToBuy: 'From B', projectDetail: 'B says' });
     const zip = (await exportOf(a, `format=zip&ids=${id}`)).bytes;
     const merged = await importZip(b, zip);
-    expect(merged.body).toEqual({ created: 0, unchanged: 0, merged: 1, conflicts: 1, refused: [] });
+    expect(merged.body).toEqual({
+      created: 0,
+      unchanged: 0,
+      merged: 1,
+      conflicts: 1,
+      conflicted: [id],
+      refused: [],
+    });
     const there = (await b.request('GET', `/api/v1/portfolio/${id}`)).body;
     expect(there).toMatchObject({
       oboutProject: 'From A',
@@ -238,7 +259,14 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
     // Never duplicated, and the same ZIP again changes nothing.
     expect(await total(b)).toBe(before + 1);
     const again = await importZip(b, zip);
-    expect(again.body).toEqual({ created: 0, unchanged: 1, merged: 0, conflicts: 0, refused: [] });
+    expect(again.body).toEqual({
+      created: 0,
+      unchanged: 1,
+      merged: 0,
+      conflicts: 0,
+      conflicted: [],
+      refused: [],
+    });
     const after = await b.request('GET', `/api/v1/portfolio/${id}/conflicts`);
     expect(after.body.conflicts).toHaveLength(1);
   });
@@ -254,6 +282,7 @@ describe('export and import of a ZIP (DESIGN §11)', () => {
         unchanged: 0,
         merged: 0,
         conflicts: 0,
+        conflicted: [],
         refused: [],
       });
       expect((await c.request('GET', `/api/v1/portfolio/${p1}`)).body.revision).toBe(4);

@@ -1193,6 +1193,8 @@ export interface components {
             merged: number;
             /** @description Merged portfolios where both sides changed one field: see the conflicts API */
             conflicts: number;
+            /** @description The ids of those portfolios, to open each and settle its conflict */
+            conflicted: string[];
             /** @description Portfolios left out, each with why (rights, the trash, a refused file) */
             refused: {
                 portfolioId: string;

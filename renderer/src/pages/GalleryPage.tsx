@@ -68,6 +68,11 @@ export function GalleryPage() {
         </p>
         {total !== undefined && total > 0 && <ExportButtons params={params} />}
         {staff && (
+          <Link to={paths.importZip()} className="button">
+            Import ZIP
+          </Link>
+        )}
+        {staff && (
           <Link to={paths.newPortfolio()} className="button button--primary">
             New portfolio
           </Link>
