@@ -108,9 +108,9 @@ async function backup(url: string, session: string) {
 }
 
 /**
- * The 95/5 mix for `seconds`, the lists' latencies recorded with the moment each answer came;
- * `during` (optional) runs beside it and its window is answered, so the lists answered while it
- * ran can be taken apart.
+ * The 95/5 mix for `seconds`, the lists' latencies recorded with the moment each answer came.
+ * With `during`, that starts 1 s into the load and the load stops 1 s after it ended (however
+ * long it takes); only the lists answered while it ran count.
  */
 async function mix(
   server: { url: string; session: string },
@@ -124,7 +124,7 @@ async function mix(
   const instance = autocannon({
     url: server.url,
     connections: CONNECTIONS,
-    duration: seconds,
+    duration: during ? 600 : seconds,
     headers: { authorization: server.session },
     requests: sendEach(workload.mixed),
   });
@@ -142,15 +142,17 @@ async function mix(
     ? (async () => {
         await new Promise((resolve) => setTimeout(resolve, 1000));
         const from = performance.now();
-        const result = await during();
-        window = { from, to: performance.now() };
-        return result;
+        try {
+          const result = await during();
+          window = { from, to: performance.now() };
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return result;
+        } finally {
+          instance.stop();
+        }
       })()
     : undefined;
-  const result = await instance;
-  const sideResult = await side;
-  if (during && window && window.to > performance.now() - 100)
-    console.log('  (the backup outlasted the load; only its part under load is counted)');
+  const [result, sideResult] = await Promise.all([instance, side]);
   const lists = answers.filter(
     (answer) =>
       answer.method === 'GET' && (!window || (answer.at >= window.from && answer.at <= window.to)),
@@ -300,7 +302,7 @@ async function main() {
       ...settings,
       target: join(work, 'backups-under-load'),
     });
-    console.log(`95/5 mix during a full backup (${seconds} s)…`);
+    console.log(`95/5 mix during a full backup…`);
     const loaded = await mix(target, records, 8, seconds, () => backup(server.url, session));
     const loadedBackup = loaded.sideResult as Awaited<ReturnType<typeof backup>>;
     console.log(
@@ -340,7 +342,7 @@ async function main() {
       fullBackup: full,
       incrementalBackup: incremental,
       mixWithoutBackup: { seconds, ...quiet, sideResult: undefined },
-      mixDuringBackup: { seconds, ...loaded, sideResult: undefined, backup: loadedBackup },
+      mixDuringBackup: { ...loaded, sideResult: undefined, backup: loadedBackup },
       export: exported,
       import: { ms: imported.ms },
       ratios: {
