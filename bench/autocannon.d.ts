@@ -40,6 +40,8 @@ declare module 'autocannon' {
       event: 'response',
       listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void,
     ): this;
+    /** Ends the run now; the promise then resolves with what was measured so far. */
+    stop(): void;
   }
   export default function autocannon(options: Options): Instance;
 }
