@@ -451,7 +451,7 @@ export class HubClient {
       (error as Error).message;
     return new SyncError(
       'HUB_UNREACHABLE',
-      `the hub at ${this.baseUrl} cannot be reached (${why}); check the address and the network`,
+      `the hub at ${this.baseUrl} cannot be reached (${networkWords(why)}); check the address and the network`,
       true,
     );
   }
@@ -560,4 +560,31 @@ function answerOf(response: IncomingMessage): Answer {
       return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
     },
   };
+}
+
+/** A network failure's code (ECONNREFUSED, UND_ERR_SOCKET…) in the words a user reads. */
+function networkWords(code: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'nothing answers at that address';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+    case 'terminated':
+    case 'other side closed':
+      return 'the connection was cut';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'that name is not known';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'no connection in time';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return 'no route to it';
+    default:
+      return 'the network failed';
+  }
 }
