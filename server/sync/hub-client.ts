@@ -134,7 +134,17 @@ export class HubClient {
         true,
       );
     }
-    const body = (await response.json().catch(() => undefined)) as Partial<Hello> | undefined;
+    // A connection cut while the answer comes is the hub unreachable; only whole answers that
+    // are not the hello's JSON say that the address is something else.
+    const text = await response.text().catch((error: unknown) => {
+      throw this.unreachable(error);
+    });
+    let body: Partial<Hello> | undefined;
+    try {
+      body = JSON.parse(text) as Partial<Hello>;
+    } catch {
+      body = undefined;
+    }
     if (!response.ok || !body || body.product !== PRODUCT) {
       throw new SyncError(
         'HUB_NOT_PORTFOLIO',

@@ -45,4 +45,14 @@ describe('a connection cut in the middle of the hub’s answer', () => {
     expect((await replica.request('GET', `/api/v1/portfolio/${id}`)).status).toBe(200);
     expect((await replica.request('GET', '/api/v1/sync/status')).body.state).toBe('idle');
   }, 60_000);
+
+  it('a cut hello is the hub unreachable, not "no Portfolio Manager server"', async () => {
+    proxy.cut = (method, path) => (path.includes('/sync/hello') ? 'midway' : false);
+    const failed = await replica.request('POST', '/api/v1/sync/run');
+    proxy.cut = () => false;
+    expect(failed.status, JSON.stringify(failed.body)).toBe(400);
+    expect(failed.body.code).toBe('HUB_UNREACHABLE');
+    expect(failed.body.message).toMatch(/the connection was cut/);
+    expect((await replica.request('POST', '/api/v1/sync/run')).status).toBe(200);
+  }, 60_000);
 });
