@@ -137,7 +137,17 @@ export class HubClient {
         true,
       );
     }
-    const body = (await response.json().catch(() => undefined)) as Partial<Hello> | undefined;
+    // A connection cut while the answer comes is the hub unreachable; only whole answers that
+    // are not the hello's JSON say that the address is something else.
+    const text = await response.text().catch((error: unknown) => {
+      throw this.unreachable(error);
+    });
+    let body: Partial<Hello> | undefined;
+    try {
+      body = JSON.parse(text) as Partial<Hello>;
+    } catch {
+      body = undefined;
+    }
     if (!response.ok || !body || body.product !== PRODUCT) {
       throw new SyncError(
         'HUB_NOT_PORTFOLIO',
@@ -454,7 +464,7 @@ export class HubClient {
       (error as Error).message;
     return new SyncError(
       'HUB_UNREACHABLE',
-      `the hub at ${this.baseUrl} cannot be reached (${why}); check the address and the network`,
+      `the hub at ${this.baseUrl} cannot be reached (${networkWords(why)}); check the address and the network`,
       true,
     );
   }
@@ -563,4 +573,31 @@ function answerOf(response: IncomingMessage): Answer {
       return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
     },
   };
+}
+
+/** A network failure's code (ECONNREFUSED, UND_ERR_SOCKET…) in the words a user reads. */
+function networkWords(code: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'nothing answers at that address';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+    case 'terminated':
+    case 'other side closed':
+      return 'the connection was cut';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'that name is not known';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'no connection in time';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return 'no route to it';
+    default:
+      return 'the network failed';
+  }
 }

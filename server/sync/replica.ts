@@ -35,7 +35,7 @@ import {
   type SyncRecord,
 } from './records';
 import type { SecretBox } from './secret-box';
-import { HubUploadsFull, localFailure, ResyncNeeded, SyncError } from './sync-error';
+import { connectionCut, HubUploadsFull, localFailure, ResyncNeeded, SyncError } from './sync-error';
 
 /*
  * The replica side of sync (DESIGN §10). Its state lives in the `sync` collection of the same
@@ -440,6 +440,7 @@ export class Replica {
         cause instanceof SyncError
           ? cause
           : (localFailure(cause) ??
+            connectionCut(cause) ??
             new SyncError('HUB_ERROR', `sync failed: ${(cause as Error).message}`, true));
       this.failures++;
       this.offline = error.code === 'HUB_UNREACHABLE';

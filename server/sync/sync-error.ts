@@ -55,3 +55,21 @@ export function localFailure(error: unknown): SyncError | undefined {
     );
   return undefined;
 }
+
+/**
+ * The connection to the hub was cut after the answer had begun (undici's `terminated`, or a
+ * socket reset under it): the hub is as unreachable as when it never answered, so the round
+ * fails as HUB_UNREACHABLE (offline, backoff), in words, not as an unknown hub error.
+ */
+export function connectionCut(error: unknown): SyncError | undefined {
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  const cut =
+    (error instanceof TypeError && error.message === 'terminated') ||
+    ['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE'].includes(cause?.code ?? '');
+  if (!cut) return undefined;
+  return new SyncError(
+    'HUB_UNREACHABLE',
+    'the connection to the hub was cut in the middle of an answer; sync will try again',
+    true,
+  );
+}

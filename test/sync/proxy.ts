@@ -20,6 +20,12 @@ export interface Proxy {
    * sent; the caller never hears of it).
    */
   lose: (method: string, path: string, index: number) => boolean;
+  /**
+   * A cut connection: `'before'` closes the caller's connection before anything reaches the hub
+   * (the hub never hears of the request); `'midway'` passes the hub's status line and headers on
+   * and then cuts in the middle of the body. Anything else forwards as usual.
+   */
+  cut: (method: string, path: string, index: number) => 'before' | 'midway' | false;
   close(): Promise<void>;
 }
 
@@ -30,6 +36,7 @@ export async function startProxy(target: string): Promise<Proxy> {
     requests: 0,
     inject: () => undefined,
     lose: () => false,
+    cut: () => false,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((request, response) => {
@@ -39,6 +46,11 @@ export async function startProxy(target: string): Promise<Proxy> {
       request.resume();
       response.writeHead(injected.status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(injected.body));
+      return;
+    }
+    const cut = proxy.cut(request.method ?? 'GET', request.url ?? '/', index);
+    if (cut === 'before') {
+      request.socket.destroy();
       return;
     }
     const lost = proxy.lose(request.method ?? 'GET', request.url ?? '/', index);
@@ -58,6 +70,17 @@ export async function startProxy(target: string): Promise<Proxy> {
           return;
         }
         response.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (cut === 'midway') {
+          // Headers and (at most) the first chunk of the body, then the connection is gone.
+          response.flushHeaders();
+          answer.once('data', (chunk: Buffer) => {
+            response.write(chunk.subarray(0, Math.floor(chunk.length / 2)));
+            answer.resume();
+            setImmediate(() => request.socket.destroy());
+          });
+          answer.once('end', () => request.socket.destroy());
+          return;
+        }
         answer.pipe(response);
       },
     );
