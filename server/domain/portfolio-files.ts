@@ -50,6 +50,11 @@ export function assertAccepted(
   }
 }
 
+/** The refusal of a list of `count` files where at most `limit` fit, in words. */
+export function tooManyFiles(slot: FileSlot, count: number, limit: number): string {
+  return `${LIST_NAMES[slot]} would hold ${count} files; at most ${limit} are allowed.`;
+}
+
 /** A list slot that is already full refuses another file before any byte is read. */
 export function assertRoom(record: PortfolioRecord, slot: FileSlot, filesPerList: number): void {
   if (slot === 'cover') return;
@@ -185,10 +190,7 @@ export function fileFromBlob(
 export function assertFileLists(record: PortfolioRecord, filesPerList: number): void {
   for (const slot of ['draftingProcess', 'additionalDocument'] as const) {
     if (record[slot].length > filesPerList) {
-      throw new ApiError(
-        'TOO_MANY_FILES',
-        `${slot} would hold ${record[slot].length} files; the most allowed is ${filesPerList}.`,
-      );
+      throw new ApiError('TOO_MANY_FILES', tooManyFiles(slot, record[slot].length, filesPerList));
     }
   }
   const seen = new Set<string>();

@@ -26,7 +26,13 @@ import {
 } from '../../shared';
 import type { Authenticated } from '../auth/session-service';
 import type { LimitOptions } from '../config';
-import { assertFileLists, fileFromBlob, filesOf, type FileFacts } from '../domain/portfolio-files';
+import {
+  assertFileLists,
+  fileFromBlob,
+  filesOf,
+  tooManyFiles,
+  type FileFacts,
+} from '../domain/portfolio-files';
 import {
   assertMayChange,
   assertMayCreate,
@@ -747,7 +753,7 @@ export class SyncService {
       if (refs.length > this.limits.filesPerList) {
         throw new ApiError(
           'TOO_MANY_FILES',
-          `${slot} would hold ${refs.length} files; the most allowed is ${this.limits.filesPerList}.`,
+          tooManyFiles(slot, refs.length, this.limits.filesPerList),
         );
       }
       const files: StoredFile[] = [];
