@@ -5,7 +5,10 @@ import { expect, request as playwrightRequest, test } from '@playwright/test';
 import { ADMIN } from './global-setup';
 import { apiCreatePortfolio, apiSignIn, expectAccessible } from './support';
 
-/** Settings → Backups in Chromium against the real server: set the folder, back up, verify. */
+/**
+ * Settings → Backups in Chromium against the real server: set the folder, back up, verify. Named
+ * to run after the curator journey, which counts the portfolios of the shared server.
+ */
 test('an admin backs up from Settings and verifies the backup', async ({ page, baseURL }) => {
   const target = await mkdtemp(join(tmpdir(), 'portfolio-e2e-backups-'));
   try {
