@@ -3,6 +3,7 @@ import { access, mkdir, readdir, readFile, rename, rm, unlink } from 'node:fs/pr
 import { basename, dirname, join, resolve } from 'node:path';
 import type pg from 'pg';
 import { syncDirectory, writeFileDurably } from '../storage/durable-file';
+import { acquireDataDirLock } from '../storage/embedded/data-dir-lock';
 import {
   blobsOf,
   copyBlobsFrom,
@@ -102,10 +103,7 @@ export async function restoreIntoDataDir(
   dataDir: string,
   options: RestoreOptions = {},
 ): Promise<RestoreResult> {
-  const [{ Store }, { acquireDataDirLock }] = await Promise.all([
-    import('../storage/embedded/store'),
-    import('../storage/embedded/data-dir-lock'),
-  ]);
+  const { Store } = await import('../storage/embedded/store');
   const target = resolve(dataDir);
   await recoverInterruptedRestore(target);
   const { manifest, folder, dump } = await loadBackup(backupPath);

@@ -15,6 +15,7 @@ import {
   type Flag,
 } from './command';
 import { holdsDatabase } from './library-dir';
+import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
 
 const DATABASE_FLAG: Flag = {
   name: 'database',
@@ -98,10 +99,7 @@ async function readLibrary(input: CommandInput): Promise<{ dump: LibraryDump; bl
   }
   if (!(await holdsDatabase(dataDir)))
     throw new CommandFailed(`${dataDir} holds no Portfolio Manager data; check --data-dir.`);
-  const [{ Store }, { DataDirInUseError }] = await Promise.all([
-    import('../storage/embedded/store'),
-    import('../storage/embedded/data-dir-lock'),
-  ]);
+  const { Store } = await import('../storage/embedded/store');
   let store;
   try {
     store = await Store.open({ dataDir, log: quietLog });
@@ -204,13 +202,11 @@ async function restore(input: CommandInput): Promise<number> {
   const source = input.positionals[0]!;
   const url = databaseOf(input);
   const force = input.flag('force');
-  const [restoring, { BackupInvalidError }, { DataDirInUseError }, { BlobCopyError }] =
-    await Promise.all([
-      import('../backup/restore'),
-      import('../backup/manifest'),
-      import('../storage/embedded/data-dir-lock'),
-      import('../storage/library-transfer'),
-    ]);
+  const [restoring, { BackupInvalidError }, { BlobCopyError }] = await Promise.all([
+    import('../backup/restore'),
+    import('../backup/manifest'),
+    import('../storage/library-transfer'),
+  ]);
   const pauseAt = stallAt<RestoreStep>(input.env);
   try {
     let result;

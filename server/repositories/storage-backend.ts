@@ -7,7 +7,7 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { RepositoryError, type PortfolioRepository } from './portfolio-repository-contract';
 import type { UserRepository } from './user-repository-contract';
-import type { LibraryDump } from '../storage/library-transfer';
+import type { LibraryDump } from './library-dump';
 
 /** Background jobs that run on one instance at a time when instances share a backend. */
 export type JobName = 'retention' | 'sessionSweep' | 'backup';

@@ -7,7 +7,7 @@ import type {
   StoredPortfolio,
   TrashEntry,
 } from '../repositories/portfolio-repository-contract';
-import type { UserRecord } from './embedded/embedded-user-repository';
+import type { UserRecord } from '../repositories/user-repository-contract';
 import { filesOf } from '../domain/portfolio-files';
 import { writeFileDurably } from './durable-file';
 import {
@@ -19,6 +19,9 @@ import {
 } from './embedded/portfolio-layout';
 import { liveColumns } from './postgres/pg-portfolio-repository';
 import type { Op, Store, StoreView } from './embedded/store';
+import type { LibraryDump } from '../repositories/library-dump';
+
+export type { LibraryDump };
 
 /**
  * A whole library as plain records, the same whatever backend holds it: what `portfolio storage
@@ -29,16 +32,6 @@ import type { Op, Store, StoreView } from './embedded/store';
  * Sessions, sign-in throttling and rate limits are not part of it: after a move everyone signs in
  * again. Thumbnails are a cache, made again from the blobs on demand.
  */
-export interface LibraryDump {
-  library: LibraryMeta;
-  portfolios: StoredPortfolio[];
-  /** Every kept revision with its full snapshot, the current ones included. */
-  revisions: RevisionEntry[];
-  trash: TrashEntry[];
-  tombstones: Tombstone[];
-  users: UserRecord[];
-}
-
 export const DUMP_PARTS = ['portfolios', 'revisions', 'trash', 'tombstones', 'users'] as const;
 export type DumpPart = (typeof DUMP_PARTS)[number];
 

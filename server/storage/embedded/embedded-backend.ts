@@ -4,7 +4,7 @@ import type {
   StorageBackend,
   StorageFailure,
 } from '../../repositories/storage-backend';
-import type { LibraryDump } from '../library-transfer';
+import { exportEmbedded, LIBRARY_COLLECTIONS, type LibraryDump } from '../library-transfer';
 import { EmbeddedPortfolioRepository } from './embedded-portfolio-repository';
 import { EmbeddedUserRepository } from './embedded-user-repository';
 import { Store, StorageWriteError, type StoreOptions } from './store';
@@ -60,7 +60,6 @@ export class EmbeddedBackend implements StorageBackend {
   }
 
   async dumpLibrary(): Promise<LibraryDump> {
-    const { exportEmbedded, LIBRARY_COLLECTIONS } = await import('../library-transfer');
     // One synchronous read of the durable state: the snapshot plus the journal up to one seq.
     return exportEmbedded(this.store.durableView(LIBRARY_COLLECTIONS));
   }

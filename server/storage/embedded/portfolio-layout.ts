@@ -8,19 +8,12 @@
  * - `revisions/<id>\0<revision>`: one kept revision (StoredRevision).
  * - `meta/library`: the library id, the seq counter and the feed horizon (LibraryMeta).
  */
-import type { AppliedMutation } from '../../../shared';
 import type {
   RevisionEntry,
   StoredPortfolio,
 } from '../../repositories/portfolio-repository-contract';
 
-export interface LibraryMeta {
-  libraryId: string;
-  /** The seq of the newest committed change. */
-  seq: number;
-  /** The newest seq of a forgotten tombstone: a feed `since` below it needs a resync. */
-  horizon: number;
-}
+export type { LibraryMeta, Tombstone } from '../../repositories/library-dump';
 
 export const LIBRARY_KEY = 'library';
 
@@ -30,17 +23,6 @@ export const LIBRARY_KEY = 'library';
  * the entry is rewritten with the record it had as `snapshot`.
  */
 export type StoredRevision = Omit<RevisionEntry, 'snapshot'> & { snapshot?: StoredPortfolio };
-
-/** What remains of a purged portfolio, for the change feed. */
-export interface Tombstone {
-  portfolioId: string;
-  revision: number;
-  seq: number;
-  deletedTime: number;
-  purgedTime: number;
-  /** The sync mutations applied to it (absent in tombstones written before they were kept). */
-  syncApplied?: AppliedMutation[];
-}
 
 export const revisionKey = (portfolioId: string, revision: number) =>
   `${portfolioId}\u0000${revision}`;

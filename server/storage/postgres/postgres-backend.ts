@@ -5,7 +5,7 @@ import type {
   StorageFailure,
 } from '../../repositories/storage-backend';
 import { StorageUnavailableError } from '../../repositories/storage-backend';
-import type { LibraryDump } from '../library-transfer';
+import { exportPostgres, type LibraryDump } from '../library-transfer';
 import { connectionFailure } from './database-errors';
 import { openDatabase, type Database, type DatabaseLogger } from './database';
 import { runExclusive } from './exclusive-job';
@@ -88,7 +88,6 @@ export class PostgresBackend implements StorageBackend {
 
   /** One REPEATABLE READ transaction: every row as of one moment, while writes go on. */
   async dumpLibrary(): Promise<LibraryDump> {
-    const { exportPostgres } = await import('../library-transfer');
     return exportPostgres(this.database.pool);
   }
 
