@@ -9,7 +9,7 @@ import {
 import { hashSessionId, type Authenticated } from '../auth/session-service';
 import { ApiError } from '../errors';
 import type { DeviceRecord, UserRepository } from '../repositories/user-repository-contract';
-import { bodyValidator } from './body-validator';
+import { bodyValidator } from '../validation/body-validator';
 
 /** A device token lives until it is revoked; the date only keeps `expiredDate` meaningful. */
 const DEVICE_LIFETIME_MS = 100 * 365 * 86_400_000;

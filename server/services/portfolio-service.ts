@@ -48,7 +48,7 @@ import {
   type TrashEntry,
 } from '../repositories/portfolio-repository-contract';
 import { apiErrorOf, revisionConflict } from './repository-errors';
-import { bodyValidator } from './body-validator';
+import { bodyValidator } from '../validation/body-validator';
 import { PortfolioListing } from './portfolio-listing';
 import type { PageTokens } from '../domain/page-token';
 

@@ -59,7 +59,7 @@ import {
   type PortfolioRepository,
   type StoredPortfolio,
 } from '../repositories/portfolio-repository-contract';
-import { bodyValidator } from './body-validator';
+import { bodyValidator } from '../validation/body-validator';
 import type { DeviceService } from './device-service';
 import type { Caller, Condition, PortfolioService } from './portfolio-service';
 import { apiErrorOf } from './repository-errors';

@@ -13,7 +13,7 @@ import {
   type ExportManifest,
 } from '../../shared';
 import { ApiError } from '../errors';
-import { bodyValidator } from '../services/body-validator';
+import { bodyValidator } from '../validation/body-validator';
 
 /** What an import may unpack: bounds against zip bombs (DESIGN §11). */
 export interface ArchiveLimits {

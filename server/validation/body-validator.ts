@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { compiledOnFirstUse, sharedAjv, validationFailure } from '../validation/ajv';
+import { compiledOnFirstUse, sharedAjv, validationFailure } from './ajv';
 
 /**
  * A validator for one request body, compiled from its shared schema on first use, by the strict
