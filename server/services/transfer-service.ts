@@ -33,9 +33,9 @@ import type {
 } from '../repositories/portfolio-repository-contract';
 import {
   checkArchive,
-  readCheckedPortfolio,
   removeArchiveDir,
   type ArchiveLimits,
+  type CheckedArchive,
 } from '../transfer/import-archive';
 import { csvExport, zipExport } from '../transfer/export-archive';
 import type { Caller, PortfolioService } from './portfolio-service';
@@ -65,6 +65,11 @@ export interface TransferServiceOptions {
 
 /** Portfolios read from the repository per page of an export. */
 const EXPORT_PAGE = 200;
+/**
+ * Portfolios imported at once. Eight keep a group commit full and the disk busy; more only grow
+ * the memory an import holds (each portfolio's history is read whole).
+ */
+const IMPORT_CONCURRENCY = 8;
 /** Kept revisions looked at, newest first, for the revision two libraries hold alike. */
 const BASE_SEARCH = 100;
 
@@ -180,8 +185,9 @@ export class TransferService {
     const dir = join(blobs.tempDir, `import-${randomBytes(8).toString('hex')}`);
     const releases: Array<() => void> = [];
     const adopted: string[] = [];
+    let archive: CheckedArchive | undefined;
     try {
-      const archive = await checkArchive(zipPath, dir, this.options.archive);
+      archive = await checkArchive(zipPath, dir, this.options.archive);
       // Blobs are durable before any record refers to them (DESIGN §5); each is held until the
       // end, and whatever no portfolio came to use is collected then.
       for (const [sha256, path] of archive.blobs) {
@@ -196,12 +202,33 @@ export class TransferService {
         conflicted: [],
         refused: [],
       };
-      for (const entry of archive.portfolios) {
-        const exported = await readCheckedPortfolio(entry.path);
-        await this.importOne(user, exported, entry.sha256, report);
-      }
+      // Several portfolios at once: each is still its own commit, but their durable writes
+      // share a group commit (embedded) or the pool (PostgreSQL) instead of waiting in a row.
+      // Outcomes are added to the report in the archive's order, whatever order they end in.
+      const checked = archive;
+      const outcomes = new Array<ImportOutcome>(checked.portfolios.length);
+      let next = 0;
+      let failed = false;
+      const worker = async () => {
+        while (next < checked.portfolios.length && !failed) {
+          const index = next++;
+          const entry = checked.portfolios[index]!;
+          try {
+            const exported = await checked.readPortfolio(entry);
+            outcomes[index] = await this.importOne(user, exported, entry.sha256);
+          } catch (error) {
+            failed = true; // the others finish the portfolio they are at, then stop
+            throw error;
+          }
+        }
+      };
+      const ended = await Promise.allSettled(Array.from({ length: IMPORT_CONCURRENCY }, worker));
+      const failure = ended.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
+      for (const outcome of outcomes) addOutcome(report, outcome);
       return report;
     } finally {
+      archive?.close();
       for (const release of releases) release();
       if (adopted.length > 0) blobs.collect(adopted);
       await removeArchiveDir(dir);
@@ -212,8 +239,7 @@ export class TransferService {
     user: Caller,
     exported: ExportedPortfolio,
     fileSha256: string,
-    report: ImportReport,
-  ): Promise<void> {
+  ): Promise<ImportOutcome> {
     const { repository } = this.options;
     const portfolioId = exported.portfolioId;
     try {
@@ -228,12 +254,10 @@ export class TransferService {
           );
         }
         await this.options.portfolios.insertImported(user, history);
-        report.created++;
-        return;
+        return { kind: 'created' };
       }
       if (MERGED_FIELDS.every((field) => sameValue(field, live[field], current[field]))) {
-        report.unchanged++;
-        return;
+        return { kind: 'unchanged' };
       }
       const mutation: Mutation = {
         mutationId: `import-${fileSha256}`,
@@ -246,19 +270,13 @@ export class TransferService {
       } as Mutation;
       const result = await this.options.sync.applyImport(user, mutation);
       if (result.status === 'rejected') {
-        report.refused.push({ portfolioId, reason: result.error?.message ?? 'Refused.' });
-      } else if (result.revision <= live.revision) {
-        report.unchanged++;
-      } else {
-        report.merged++;
-        if (result.status === 'conflict') {
-          report.conflicts++;
-          report.conflicted.push(portfolioId);
-        }
+        return { kind: 'refused', portfolioId, reason: result.error?.message ?? 'Refused.' };
       }
+      if (result.revision <= live.revision) return { kind: 'unchanged' };
+      return { kind: 'merged', portfolioId, conflict: result.status === 'conflict' };
     } catch (error) {
       if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
-      report.refused.push({ portfolioId, reason: error.message });
+      return { kind: 'refused', portfolioId, reason: error.message };
     }
   }
 
@@ -319,6 +337,32 @@ export class TransferService {
       out.push({ ...entry, snapshot });
     }
     return out;
+  }
+}
+
+/** What importing one portfolio came to. */
+type ImportOutcome =
+  | { kind: 'created' | 'unchanged' }
+  | { kind: 'merged'; portfolioId: string; conflict: boolean }
+  | { kind: 'refused'; portfolioId: string; reason: string };
+
+function addOutcome(report: ImportReport, outcome: ImportOutcome): void {
+  switch (outcome.kind) {
+    case 'created':
+      report.created++;
+      break;
+    case 'unchanged':
+      report.unchanged++;
+      break;
+    case 'merged':
+      report.merged++;
+      if (outcome.conflict) {
+        report.conflicts++;
+        report.conflicted.push(outcome.portfolioId);
+      }
+      break;
+    case 'refused':
+      report.refused.push({ portfolioId: outcome.portfolioId, reason: outcome.reason });
   }
 }
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import yazl from 'yazl';
 import { CSV_COLUMNS, EXPORT_FORMAT_VERSION, type ExportManifest } from '../../shared';
 import { blobsOf, csvRow, exportedPortfolio } from '../domain/portfolio-transfer';
 import type { RevisionEntry, StoredPortfolio } from '../repositories/portfolio-repository-contract';
+import { loadYazl } from './zip-writer';
 
 /** What an export reads: the chosen portfolios page by page, their history, and blobs. */
 export interface ExportSource {
@@ -34,7 +34,7 @@ const QUEUED_ENTRIES = 2;
  * the stream with that error (the ZIP is then cut short, and an import refuses it).
  */
 export function zipExport(source: ExportSource): Readable {
-  const zip = new yazl.ZipFile();
+  const zip = new (loadYazl().ZipFile)();
   const out = new PassThrough();
   zip.outputStream.on('error', (error) => out.destroy(error));
   zip.outputStream.pipe(out);

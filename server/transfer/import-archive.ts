@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,13 +27,27 @@ export interface ArchiveLimits {
   entries: number;
 }
 
-/** A ZIP checked whole: every name, size and hash; the JSON parsed and validated. */
+/** One portfolio's entry of a checked ZIP. */
+export interface CheckedPortfolioEntry {
+  portfolioId: string;
+  /** The sha256 of its JSON bytes. */
+  sha256: string;
+  entry: Entry;
+}
+
+/**
+ * A ZIP checked whole: every name, size and hash; the JSON parsed and validated. It stays open
+ * so that each portfolio is read again from it, one at a time, to be applied (none is held in
+ * memory, nor unpacked to a file of its own): `close()` it when done.
+ */
 export interface CheckedArchive {
   manifest: ExportManifest;
-  /** Each portfolio's JSON file, unpacked into `dir` (read again one at a time to apply it). */
-  portfolios: Array<{ portfolioId: string; path: string; sha256: string }>;
+  portfolios: CheckedPortfolioEntry[];
   /** Each blob's unpacked, fsync'd file, by the sha256 it was named by (and has). */
   blobs: Map<string, string>;
+  /** A portfolio read again from the ZIP; its bytes must still be those that were checked. */
+  readPortfolio(portfolio: CheckedPortfolioEntry): Promise<ExportedPortfolio>;
+  close(): void;
 }
 
 const PORTFOLIO_ENTRY = /^portfolios\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.json$/;
@@ -48,7 +62,7 @@ const validatePortfolio = bodyValidator(ExportedPortfolioSchema);
  * bound (declared or real), a file whose bytes are not the sha256 it is named by, a manifest of
  * a newer format, JSON of the wrong shape. Nothing outside `dir` is written; the caller removes
  * `dir` in any case. Only one entry is read at a time, and only JSON is held in memory, one
- * entry at a time.
+ * entry at a time. Blobs are unpacked into `dir/files`; portfolios stay in the ZIP.
  */
 export async function checkArchive(
   zipPath: string,
@@ -59,15 +73,16 @@ export async function checkArchive(
   // the faults its other entries would have in this version's eyes.
   const manifest = checkedManifest(await manifestOf(zipPath, limits));
   const zip = await openZip(zipPath);
+  let checked = false;
   try {
     if (zip.entryCount > limits.entries) {
       throw tooLarge(
         `The ZIP holds ${zip.entryCount} entries; an import takes at most ${limits.entries}.`,
       );
     }
-    await mkdir(join(dir, 'portfolios'), { recursive: true });
     await mkdir(join(dir, 'files'), { recursive: true });
-    const portfolios: CheckedArchive['portfolios'] = [];
+    const portfolios: CheckedPortfolioEntry[] = [];
+    const portfolioIds = new Set<string>();
     const blobs = new Map<string, string>();
     const hashes = new Map<string, string>();
     let declaredTotal = 0;
@@ -107,13 +122,10 @@ export async function checkArchive(
             `"${name}" holds the portfolio "${parsed.portfolioId}", not "${portfolioId}".`,
           );
         }
-        const path = join(dir, 'portfolios', `${portfolioId}.json`);
-        const handle = await open(path, 'wx').catch(() => {
-          throw invalid(`The ZIP holds "${name}" twice.`);
-        });
-        await handle.writeFile(bytes).finally(() => handle.close());
+        if (portfolioIds.has(portfolioId)) throw invalid(`The ZIP holds "${name}" twice.`);
+        portfolioIds.add(portfolioId);
         const sha256 = sha256Of(bytes);
-        portfolios.push({ portfolioId, path, sha256 });
+        portfolios.push({ portfolioId, sha256, entry });
         hashes.set(name, sha256);
       } else if (name !== 'manifest.json') {
         throw invalid(
@@ -133,9 +145,25 @@ export async function checkArchive(
         );
       }
     }
-    return { manifest, portfolios, blobs };
+    checked = true;
+    return {
+      manifest,
+      portfolios,
+      blobs,
+      async readPortfolio({ entry, sha256 }) {
+        const bytes = await readEntry(zip, entry, limits.jsonBytes);
+        if (sha256Of(bytes) !== sha256) {
+          throw new ApiError(
+            'ARCHIVE_HASH_MISMATCH',
+            `"${entry.fileName}" changed while it was imported; the import stopped.`,
+          );
+        }
+        return JSON.parse(bytes.toString('utf8')) as ExportedPortfolio;
+      },
+      close: () => zip.close(),
+    };
   } finally {
-    zip.close();
+    if (!checked) zip.close();
   }
 }
 
@@ -156,11 +184,6 @@ async function manifestOf(zipPath: string, limits: ArchiveLimits): Promise<strin
   } finally {
     zip.close();
   }
-}
-
-/** A portfolio file, read again from the checked archive's folder (it was validated there). */
-export async function readCheckedPortfolio(path: string): Promise<ExportedPortfolio> {
-  return JSON.parse(await readFile(path, 'utf8')) as ExportedPortfolio;
 }
 
 export async function removeArchiveDir(dir: string): Promise<void> {
