@@ -179,6 +179,7 @@ export async function restoreIntoDatabase(
     );
   await copyBlobsFrom((sha256) => backupBlobPath(folder, sha256), blobRoot, blobsOf(dump));
   await options.pauseAt?.('swap');
-  await importPostgres(pool, dump);
+  // The transaction is the swap: killed before its COMMIT, the database is as it was.
+  await importPostgres(pool, dump, () => options.pauseAt?.('swapping') ?? Promise.resolve());
   return { manifest, libraryId: dump.library.libraryId };
 }

@@ -228,7 +228,12 @@ const ROWS_PER_INSERT = 500;
  * nothing changed. The rows are sent as JSON, many per statement, and the columns the list and
  * search use are made by the repository's own code (`liveColumns`).
  */
-export async function importPostgres(pool: pg.Pool, dump: LibraryDump): Promise<void> {
+export async function importPostgres(
+  pool: pg.Pool,
+  dump: LibraryDump,
+  /** Runs with every row written and the transaction still open (a test stops there). */
+  beforeCommit?: () => Promise<void>,
+): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -285,6 +290,7 @@ export async function importPostgres(pool: pg.Pool, dump: LibraryDump): Promise<
       role: user.role,
       record: user,
     }));
+    await beforeCommit?.();
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));

@@ -345,7 +345,37 @@ describe('portfolio backup', () => {
     }
   });
 
-  describe.skipIf(pgUnavailable)('PostgreSQL', () => {
+  // Several CLI runs each, against a database: slower than one test's usual budget on a busy machine.
+  describe.skipIf(pgUnavailable)('PostgreSQL', { timeout: 90_000 }, () => {
+    it("kill -9 inside a restore's transaction: the database keeps its library, and the next restore ends clean", async () => {
+      const database = await createTestDatabase();
+      try {
+        const files = await tempDir('portfolio-pg-killed-');
+        const into = ['restore', backupPath, '--database', database.url, '--data-dir', files];
+        expect((await run(into)).code).toBe(0);
+        const before = await postgresDump(database.url);
+
+        // Every row of the replacement written, its COMMIT not sent: killed there.
+        const cli = spawnCli(['backup', ...into, '--force'], {
+          PORTFOLIO_TEST_STALL_AT: 'swapping',
+        });
+        await cli.waitFor(/stalled at swapping/);
+        cli.child.kill('SIGKILL');
+        await cli.exited;
+        // The same library as before, down to its id (a restore that ended would make a new one).
+        expect(await postgresDump(database.url)).toEqual(before);
+
+        const again = await run([...into, '--force']);
+        expect(again.stderr).toBe('');
+        expect(again.code).toBe(0);
+        const after = await postgresDump(database.url);
+        expect(comparable(after)).toEqual(comparable(source));
+        expect(after.library.libraryId).not.toBe(before.library.libraryId);
+      } finally {
+        await database.drop();
+      }
+    });
+
     it('restores a backup into an empty database and backs that database up again, equal', async () => {
       const database = await createTestDatabase();
       try {

@@ -111,7 +111,7 @@ describe('backups API', () => {
     }
   });
 
-  it('takes one consistent point while 8 clients write: one seq explains every portfolio', async () => {
+  it('takes one consistent point while 20 clients write: one seq explains every portfolio', async () => {
     let writing = true;
     const writer = async (client: number) => {
       let round = 0;
@@ -129,7 +129,7 @@ describe('backups API', () => {
         });
       }
     };
-    const writers = Array.from({ length: 8 }, (_, client) => writer(client));
+    const writers = Array.from({ length: 20 }, (_, client) => writer(client));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const created = await server.request('POST', '/api/v1/backups');
     await new Promise((resolve) => setTimeout(resolve, 200));
