@@ -141,7 +141,12 @@ async function main() {
     console.log(JSON.stringify(results.ratios, null, 2));
     for (const [name, pass] of Object.entries(results.targets))
       console.log(`${pass ? 'PASS' : 'FAIL'} ${name}`);
-    const out = join(ROOT, 'bench', 'results', `${results.date.slice(0, 10)}-csv-import-${ROWS}.json`);
+    const out = join(
+      ROOT,
+      'bench',
+      'results',
+      `${results.date.slice(0, 10)}-csv-import-${ROWS}.json`,
+    );
     await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${out}`);
   } finally {
