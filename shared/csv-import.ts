@@ -67,3 +67,24 @@ export function automaticCsvMapping(
   }
   return mapping;
 }
+
+const SEPARATORS = [',', ';', '\t'] as const;
+
+/**
+ * The cell separator of a CSV from its start: the one of `,`, `;` and tab its header row holds
+ * most of, quoted parts aside (`,` on a tie). The server reads files with it and the Import page
+ * previews them with it, so both read the same cells.
+ */
+export function csvSeparatorOf(text: string): string {
+  const counts = new Map<string, number>(SEPARATORS.map((s) => [s, 0]));
+  let quoted = false;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best = ',';
+  for (const separator of SEPARATORS)
+    if (counts.get(separator)! > counts.get(best)!) best = separator;
+  return best;
+}

@@ -173,17 +173,9 @@ export class CsvImportService {
     );
     let after: Cursor | null = null;
     do {
-      const page: ListPage<'portfolioId'> = await this.repository.query({
-        ...scope,
-        after,
-        limit: 1000,
-        fields: ['portfolioId'],
-      });
-      const records = await Promise.all(
-        page.items.map((item) => this.repository.get(item.portfolioId)),
-      );
-      for (const record of records) {
-        if (!record) continue;
+      // Whole records (no `fields`): each is the current state an update of it compares against.
+      const page: ListPage = await this.repository.query({ ...scope, after, limit: 1000 });
+      for (const record of page.items) {
         const k = recordKey(record, key);
         found.set(k, found.has(k) ? null : record);
       }

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
+import { csvSeparatorOf } from '../../shared';
 import { ApiError } from '../errors';
 
 /**
@@ -14,8 +15,6 @@ export const MAX_ROW_CHARS = 1_000_000;
 
 /** Bytes looked at to tell the separator and that the file is text. */
 const SNIFF_BYTES = 64 * 1024;
-
-const SEPARATORS = [',', ';', '\t'] as const;
 
 export interface CsvRecord {
   /** The data row, counted from 1 (the header is row 0). */
@@ -52,7 +51,7 @@ export async function sniffCsv(path: string): Promise<{ separator: string }> {
       'The file is not CSV text (UTF-8). From a spreadsheet, save it as "CSV UTF-8" and import that file.',
     );
   }
-  return { separator: separatorOf(head.toString('utf8').replace(/^\uFEFF/, '')) };
+  return { separator: csvSeparatorOf(head.toString('utf8').replace(/^\uFEFF/, '')) };
 }
 
 /** UTF-8 up to a character cut at the end of the sniffed bytes. */
@@ -64,21 +63,6 @@ function isUtf8Prefix(bytes: Buffer): boolean {
   } catch {
     return false;
   }
-}
-
-/** The separator that occurs most in the header row (quoted cells aside); `,` on a tie. */
-function separatorOf(text: string): string {
-  const counts = new Map<string, number>(SEPARATORS.map((s) => [s, 0]));
-  let quoted = false;
-  for (const char of text) {
-    if (char === '"') quoted = !quoted;
-    else if (!quoted && (char === '\n' || char === '\r')) break;
-    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
-  }
-  let best = ',';
-  for (const separator of SEPARATORS)
-    if (counts.get(separator)! > counts.get(best)!) best = separator;
-  return best;
 }
 
 /** csv-parse's options for a file whose separator is known. */
