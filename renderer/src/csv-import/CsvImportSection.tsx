@@ -74,6 +74,11 @@ export function CsvImportSection({ isAdmin }: { isAdmin: boolean }) {
   const keyName = useId();
 
   useEffect(() => () => handle.current?.abort(), []);
+  // A newly chosen file's mapping takes the focus, so a keyboard user goes on from there.
+  const chosenFile = chosen?.file;
+  useEffect(() => {
+    if (chosenFile) mappingRef.current?.focus();
+  }, [chosenFile]);
   useEffect(() => {
     if (run.step === 'done' || run.step === 'failed') resultRef.current?.focus();
   }, [run.step]);
@@ -98,7 +103,6 @@ export function CsvImportSection({ isAdmin }: { isAdmin: boolean }) {
           ? 'portfolioId'
           : 'memberBarcode,projectTitle');
       setChosen({ file, preview, mapping, key });
-      requestAnimationFrame(() => mappingRef.current?.focus());
     } catch (error) {
       setChosen(null);
       setReadError(`${file.name} cannot be imported: ${(error as Error).message}`);
