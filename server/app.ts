@@ -22,6 +22,7 @@ import authRoutes from './routes/auth';
 import backupRoutes from './routes/backups';
 import blobRoutes from './routes/blobs';
 import transferRoutes from './routes/transfer';
+import csvImportRoutes from './routes/csv-import';
 import portfolioListRoutes from './routes/portfolio-list';
 import changeRoutes from './routes/changes';
 import deviceRoutes from './routes/devices';
@@ -37,6 +38,7 @@ import userRoutes from './routes/users';
 import {
   blobServicePlugin,
   transferServicePlugin,
+  csvImportServicePlugin,
   portfolioServicePlugin,
   syncServicePlugin,
   userServicePlugin,
@@ -118,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(syncServicePlugin);
   await app.register(blobServicePlugin);
   await app.register(transferServicePlugin, { version: packageJson.version });
+  await app.register(csvImportServicePlugin);
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
   await app.register(backups);
@@ -138,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(backupRoutes);
   await app.register(blobRoutes);
   await app.register(transferRoutes);
+  await app.register(csvImportRoutes);
   await app.register(portfolioListRoutes);
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 

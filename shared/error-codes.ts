@@ -20,6 +20,10 @@ export const ERROR_CODES = {
     statusCode: 400,
     message: 'The export was made by a newer version of Portfolio Manager; update this one first.',
   },
+  INVALID_CSV: {
+    statusCode: 400,
+    message: 'The file is not a CSV this app can import; nothing was imported.',
+  },
   UNAUTHORIZED: { statusCode: 401, message: 'A valid session is required.' },
   SESSION_EXPIRED: { statusCode: 401, message: 'The session has expired; sign in again.' },
   INVALID_CREDENTIALS: { statusCode: 401, message: 'Wrong username or password.' },
@@ -77,6 +81,10 @@ export const ERROR_CODES = {
   ARCHIVE_TOO_LARGE: {
     statusCode: 413,
     message: 'The ZIP, or a file in it, is larger than an import may be; nothing was imported.',
+  },
+  CSV_ROW_TOO_LARGE: {
+    statusCode: 413,
+    message: 'A row of the CSV is longer than an import takes; nothing was imported.',
   },
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },

@@ -14,3 +14,5 @@ export * from './schemas/sync';
 export * from './plain-words';
 export * from './schemas/transfer';
 export * from './schemas/backup';
+export * from './csv-import';
+export * from './schemas/csv-import';

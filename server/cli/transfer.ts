@@ -1,8 +1,9 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
+import { CSV_KEYS, fieldLabelOf, type CsvKey } from '../../shared';
 import type { Caller } from '../services/portfolio-service';
 import { ApiError } from '../errors';
 import { DataDirInUseError } from '../storage/embedded/data-dir-lock';
@@ -103,18 +104,39 @@ export const exportCommand: Command = {
   },
 };
 
-/** `portfolio import FILE`: an export ZIP into this library (DESIGN §11, §14). */
+/** `portfolio import FILE`: an export ZIP, or a CSV of rows, into this library (DESIGN §11, §16). */
 export const importCommand: Command = {
   name: 'import',
   args: '<file>',
-  summary: 'Import an export ZIP: new portfolios created, others merged, nothing duplicated.',
-  flags: [DATA_DIR_FLAG, DATABASE_FLAG],
+  summary:
+    'Import an export ZIP (new portfolios created, others merged) or a CSV (a portfolio per row).',
+  flags: [
+    DATA_DIR_FLAG,
+    DATABASE_FLAG,
+    { name: 'dry-run', description: 'CSV: report what each row would do, change nothing' },
+    {
+      name: 'mapping',
+      value: '<json>',
+      description: 'CSV: columns to fields, {"Title":"projectTitle"}; default: by header name',
+    },
+    {
+      name: 'key',
+      value: '<key>',
+      description: 'CSV: match rows by portfolioId or memberBarcode,projectTitle',
+    },
+  ],
   notes:
     `${WHERE_NOTES}\n` +
     'A bad ZIP (cut short, a name outside it, a file that is not what it is named by, too large,\n' +
-    'from a newer version) is refused whole and nothing is written; exit status 1.',
+    'from a newer version) is refused whole and nothing is written; exit status 1.\n' +
+    'A file named *.csv is a CSV import (docs/API.md, "CSV import"): each row creates a portfolio\n' +
+    'or updates the one its key names; list cells separate entries with ";". The report lists\n' +
+    'each row refused, with why; a file that is not a readable CSV changes nothing; exit status 1.',
   async run(input) {
     const file = resolve(input.positionals[0]!);
+    if (extname(file).toLowerCase() === '.csv') return importCsv(input, file);
+    if (input.flag('dry-run') || input.option('mapping') || input.option('key'))
+      throw new UsageError('--dry-run, --mapping and --key are for a .csv file');
     return withApp(input, async (app) => {
       const report = await app.transferService.import(SYSTEM, file);
       print(
@@ -127,3 +149,35 @@ export const importCommand: Command = {
     });
   },
 };
+
+async function importCsv(input: Parameters<Command['run']>[0], file: string): Promise<number> {
+  const key = input.option('key');
+  if (key !== undefined && !(CSV_KEYS as readonly string[]).includes(key))
+    throw new UsageError(`--key is ${CSV_KEYS.join(' or ')}`);
+  const dryRun = input.flag('dry-run');
+  return withApp(input, async (app) => {
+    const service = app.csvImportService;
+    const request = service.authorize(SYSTEM, {
+      dryRun,
+      mapping: input.option('mapping'),
+      key: key as CsvKey | undefined,
+    });
+    const report = await service.run(SYSTEM, file, request);
+    for (const row of report.rows) {
+      const id = row.portfolioId ? ` ${row.portfolioId}` : '';
+      const reasons = row.errors
+        .map((error) => (error.field ? `${fieldLabelOf(error.field)}: ` : '') + error.message)
+        .join('; ');
+      print(`  row ${row.row}: ${row.action}${id}${reasons ? ` (${reasons})` : ''}`);
+    }
+    const { create, update, unchanged, refused } = report.counts;
+    const verb = dryRun ? 'Dry run of' : 'Imported';
+    const would = dryRun ? 'would ' : '';
+    print(
+      `${verb} ${file}: ${would}create ${create}, ${would}update ${update}, unchanged ${unchanged}, refused ${refused}`,
+    );
+    if (report.ignoredColumns.length > 0)
+      print(`Columns not read: ${report.ignoredColumns.join(', ')}`);
+    return EXIT.ok;
+  });
+}

@@ -1,4 +1,6 @@
-import { Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError } from '../errors';
@@ -156,4 +158,22 @@ export function filenameOf(request: FastifyRequest): string {
   }
   if (typeof filename !== 'string' || filename.trim() === '') throw missing();
   return filename;
+}
+
+/** Writes a body to a new file at `path`, refusing it with `tooLarge()` once it passes `maxBytes`. */
+export async function saveBounded(
+  body: Readable,
+  path: string,
+  maxBytes: number,
+  tooLarge: () => ApiError,
+): Promise<void> {
+  let seen = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > maxBytes) return callback(tooLarge());
+      callback(null, chunk);
+    },
+  });
+  await pipeline(body, bound, createWriteStream(path, { flags: 'wx' }));
 }

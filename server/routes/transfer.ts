@@ -1,8 +1,6 @@
-import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { ExportQuerySchema, ImportReportSchema, type ExportQuery } from '../../shared';
@@ -13,6 +11,7 @@ import {
   rawBodiesUnvalidated,
   rawBodyOf,
   readRawBody,
+  saveBounded,
 } from '../http/raw-body';
 import { contentDisposition } from '../media/file-names';
 import { errors, HEADERS, json } from '../openapi/responses';
@@ -124,7 +123,7 @@ export default async function transferRoutes(app: FastifyInstance) {
       const path = join(app.blobStore.tempDir, `import-${randomBytes(8).toString('hex')}.zip`);
       try {
         await readRawBody(rawBodyOf(request) ?? Readable.from([]), (stream) =>
-          saveBounded(stream, path, maxBytes),
+          saveBounded(stream, path, maxBytes, () => zipTooLarge(maxBytes)),
         );
         return await service.import(user, path);
       } finally {
@@ -134,22 +133,9 @@ export default async function transferRoutes(app: FastifyInstance) {
   );
 }
 
-/** Writes a body to `path`, refusing it once it passes `maxBytes`. */
-async function saveBounded(body: Readable, path: string, maxBytes: number): Promise<void> {
-  let seen = 0;
-  const bound = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > maxBytes) {
-        return callback(
-          new ApiError(
-            'ARCHIVE_TOO_LARGE',
-            `The ZIP is larger than ${Math.floor(maxBytes / 1_000_000)} MB, the most an import takes.`,
-          ),
-        );
-      }
-      callback(null, chunk);
-    },
-  });
-  await pipeline(body, bound, createWriteStream(path, { flags: 'wx' }));
+function zipTooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    'ARCHIVE_TOO_LARGE',
+    `The ZIP is larger than ${Math.floor(maxBytes / 1_000_000)} MB, the most an import takes.`,
+  );
 }

@@ -229,16 +229,41 @@ export class PortfolioService {
   // ---- Changes ----
 
   async create(user: Caller, rawBody: unknown): Promise<StoredPortfolio> {
+    const record = this.previewCreate(user, rawBody);
+    return this.repository
+      .insert(record, this.meta(user, 'create', changedFields(null, record)))
+      .catch(rethrow);
+  }
+
+  /**
+   * The portfolio a create of `rawBody` would store, checked as create checks it (role, category,
+   * then the body), without storing it: a CSV dry run's answer, and create's first half.
+   */
+  previewCreate(user: Caller, rawBody: unknown): PortfolioRecord {
     this.authorizeCreate(user);
     // The category is judged from the body before its other values (DESIGN §13: 403 before 400).
     const category = asObject(rawBody).category;
     if (typeof category === 'string') assertMayCreate(user, category);
     const body = validateCreate(rawBody);
     assertMayCreate(user, body.category);
-    const record = newPortfolio(body, this.now());
-    return this.repository
-      .insert(record, this.meta(user, 'create', changedFields(null, record)))
-      .catch(rethrow);
+    return newPortfolio(body, this.now());
+  }
+
+  /**
+   * What an update of `current` with `rawBody` would make of it, checked as update checks it,
+   * without storing it, and the fields it would change (none: the update changes nothing). For
+   * a CSV row judged before it is written; `update` checks again against the record it changes.
+   */
+  previewUpdate(
+    user: Caller,
+    current: PortfolioRecord,
+    rawBody: unknown,
+  ): { next: PortfolioRecord; changed: string[] } {
+    assertStaff(user, 'Viewers cannot change portfolios.');
+    assertMayChange(user, current, asObject(rawBody));
+    const body = validateUpdate(rawBody);
+    const next = updatedPortfolio(current, body, this.now());
+    return { next, changed: changedFields(current, next) };
   }
 
   /** PUT: fields and command; `revision` in the body or If-Match makes it conditional. */

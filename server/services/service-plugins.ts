@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { PartialUploads } from '../storage/partial-uploads';
 import { UploadLedger } from '../storage/upload-ledger';
 import { BlobService } from './blob-service';
+import { CsvImportService } from './csv-import-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { SyncService } from './sync-service';
@@ -25,6 +26,8 @@ declare module 'fastify' {
     blobService: BlobService;
     /** Export and import of portfolios (DESIGN §11). */
     transferService: TransferService;
+    /** CSV import of spreadsheet rows (DESIGN §16). */
+    csvImportService: CsvImportService;
   }
 }
 
@@ -118,6 +121,14 @@ export const transferServicePlugin = fp(
     );
   },
   { name: 'transfer-service', dependencies: ['portfolio-service', 'sync-service', 'blob-store'] },
+);
+
+/** CSV import over the portfolio service (every write) and the repository (key look-ups). */
+export const csvImportServicePlugin = fp(
+  async function csvImportService(app: FastifyInstance) {
+    app.decorate('csvImportService', new CsvImportService(app.portfolios, app.portfolioService));
+  },
+  { name: 'csv-import-service', dependencies: ['portfolio-service'] },
 );
 
 /** A mark in the upload ledger younger than this counts though its upload wrote nothing yet. */

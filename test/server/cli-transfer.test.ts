@@ -73,4 +73,37 @@ describe('portfolio export and import (DESIGN §11, §14)', () => {
     },
     120_000,
   );
+
+  embeddedOnly('the CLI here runs on stopped data directories')(
+    'imports a CSV: a dry run changes nothing, the import reports each row, a retry is unchanged',
+    async () => {
+      const target = await startTestServer();
+      dirs.push(target.dataDir);
+      await target.stop();
+      const csv = join(target.dataDir, '..', `rows-${Date.now()}.csv`);
+      dirs.push(csv);
+      await writeFile(
+        csv,
+        'Member barcode;Category;Project title;Project detail;Tags\n' +
+          'C1;Interior;Étagère;"Oak; two lines\nhere";"a; b"\n' +
+          'C2;Interior;;Detail;\n',
+      );
+      const args = ['import', csv, '--data-dir', target.dataDir];
+      const dry = await cli([...args, '--dry-run']);
+      expect(dry.code, dry.out).toBe(0);
+      expect(dry.out).toContain('row 1: create');
+      expect(dry.out).toMatch(/row 2: refused \(Project title: The project title/);
+      expect(dry.out).toContain('would create 1, would update 0, unchanged 0, refused 1');
+      const real = await cli(args);
+      expect(real.out).toContain('create 1, update 0, unchanged 0, refused 1');
+      const again = await cli(args);
+      expect(again.out).toContain('create 0, update 0, unchanged 1, refused 1');
+      const badKey = await cli([...args, '--key', 'title']);
+      expect(badKey.code).toBe(2);
+      const unknown = await cli([...args, '--mapping', '{"Title":"nope"}']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.out).toContain('"nope", which is not a field a CSV can set');
+    },
+    120_000,
+  );
 });

@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { describeError } from '../api/api-error';
 import { importZip, type ImportHandle, type ImportReport } from '../api/import-zip';
 import { queryKeys } from '../api/query-keys';
+import { CsvImportSection } from '../csv-import/CsvImportSection';
 import { useDocumentTitle } from '../components/use-document-title';
 import { paths } from '../paths';
 import { isStaff } from '../session/permissions';
@@ -18,7 +19,8 @@ type State =
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * Import of an export ZIP (DESIGN §11): drop or choose the ZIP, watch it go, then read what
+ * Import of an export ZIP (DESIGN §11), and below it of a spreadsheet's CSV (DESIGN §16,
+ * csv-import/CsvImportSection.tsx). ZIP: drop or choose the ZIP, watch it go, then read what
  * became of each portfolio. The server checks the whole ZIP before it writes anything, so a bad
  * one changes nothing, and importing the same ZIP again changes nothing either.
  */
@@ -148,6 +150,8 @@ export function ImportPage() {
       {state.step === 'done' && (
         <ImportResult name={state.name} report={state.report} headingRef={resultRef} />
       )}
+
+      <CsvImportSection isAdmin={user.role === 'admin'} />
     </div>
   );
 }
