@@ -5,6 +5,7 @@ import {
   type StoredFile,
   capitalized,
   fileKindName,
+  isRasterImage,
 } from '../../shared';
 import { ApiError } from '../errors';
 
@@ -124,6 +125,92 @@ export function withChangedFile(
       cover: record.cover && apply(record.cover),
       draftingProcess: record.draftingProcess.map(apply).filter((file) => file !== null),
       additionalDocument: record.additionalDocument.map(apply).filter((file) => file !== null),
+    },
+    now,
+  );
+}
+
+/** The refusal of a body whose `fileIds` are wrong, in words, on `body.fileIds`. */
+function badFileIds(message: string): ApiError {
+  return new ApiError('VALIDATION_FAILED', message, [{ field: 'body.fileIds', message }]);
+}
+
+/**
+ * The drafting process in the order `fileIds` gives: it must name every drafting-process file
+ * exactly once, so a reorder never adds, drops or doubles a file (a list another person changed
+ * meanwhile is refused, not merged).
+ */
+export function withReorderedDrafting(
+  record: PortfolioRecord,
+  fileIds: readonly string[],
+  now: number,
+): PortfolioRecord {
+  const byId = new Map(record.draftingProcess.map((file) => [file.fileId, file]));
+  const seen = new Set<string>();
+  for (const fileId of fileIds) {
+    if (seen.has(fileId)) throw badFileIds('The new order names one drafting image twice.');
+    if (!byId.has(fileId)) {
+      throw badFileIds(
+        'The new order names a file that is not among the drafting images; reload the page and order them again.',
+      );
+    }
+    seen.add(fileId);
+  }
+  const missing = record.draftingProcess.length - seen.size;
+  if (missing > 0) {
+    throw badFileIds(
+      `The new order leaves out ${missing === 1 ? 'one drafting image' : `${missing} drafting images`}; reload the page and order them again.`,
+    );
+  }
+  return touched({ ...record, draftingProcess: fileIds.map((fileId) => byId.get(fileId)!) }, now);
+}
+
+/**
+ * A drafting image becomes the cover, and the old cover takes its place among the drafting
+ * images (nothing is lost, and choosing the old cover again undoes it). Only images can be
+ * the cover. (The service answers a choice of the cover itself without a change.)
+ */
+export function withCoverFromDrafting(
+  record: PortfolioRecord,
+  fileId: string,
+  now: number,
+): PortfolioRecord {
+  if (record.cover?.fileId === fileId) return touched(record, now);
+  const index = record.draftingProcess.findIndex((file) => file.fileId === fileId);
+  if (index < 0) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      'Only a drafting image can be made the cover; this file is an additional document.',
+      [{ field: 'params.fileId', message: 'not a drafting image' }],
+    );
+  }
+  const chosen = record.draftingProcess[index]!;
+  const kind = isRasterImage(chosen.mimeType) ? 'image' : 'other';
+  assertAccepted('cover', kind, chosen.mimeType, chosen.fullFileExtension);
+  const draftingProcess = [...record.draftingProcess];
+  if (record.cover) draftingProcess.splice(index, 1, record.cover);
+  else draftingProcess.splice(index, 1);
+  return touched({ ...record, cover: chosen, draftingProcess }, now);
+}
+
+/** One description for several files, each file's modifiedTime moved on; one revision. */
+export function withDescribedFiles(
+  record: PortfolioRecord,
+  fileIds: readonly string[],
+  description: string,
+  now: number,
+): PortfolioRecord {
+  const wanted = new Set(fileIds);
+  const describe = (file: StoredFile): StoredFile =>
+    wanted.has(file.fileId) && file.description !== description
+      ? { ...file, description, modifiedTime: Math.max(now, file.modifiedTime) }
+      : file;
+  return touched(
+    {
+      ...record,
+      cover: record.cover && describe(record.cover),
+      draftingProcess: record.draftingProcess.map(describe),
+      additionalDocument: record.additionalDocument.map(describe),
     },
     now,
   );

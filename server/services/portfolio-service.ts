@@ -3,6 +3,8 @@ import {
   ConditionalBodySchema,
   CreatePortfolioBodySchema,
   FileDescriptionBodySchema,
+  FileOrderBodySchema,
+  FilesDescriptionBodySchema,
   isStaff,
   isVisibleTo,
   UpdatePortfolioBodySchema,
@@ -20,6 +22,9 @@ import {
   findFile,
   withAddedFile,
   withChangedFile,
+  withCoverFromDrafting,
+  withDescribedFiles,
+  withReorderedDrafting,
 } from '../domain/portfolio-files';
 import {
   assertMayChange,
@@ -91,6 +96,8 @@ const validateCreate = bodyValidator(CreatePortfolioBodySchema);
 const validateUpdate = bodyValidator(UpdatePortfolioBodySchema);
 const validateDescription = bodyValidator(FileDescriptionBodySchema);
 const validateConditional = bodyValidator(ConditionalBodySchema);
+const validateOrder = bodyValidator(FileOrderBodySchema);
+const validateFilesDescription = bodyValidator(FilesDescriptionBodySchema);
 
 /**
  * Unconditional changes re-read and retry when another change got in between the read and the
@@ -373,6 +380,67 @@ export class PortfolioService {
     });
     this.blobs.collect([removed!.file.sha256]);
     return { record, ...removed! };
+  }
+
+  /** The drafting images in a new order: one revision, the list a permutation of today's. */
+  async reorderDrafting(
+    user: Caller,
+    portfolioId: string,
+    rawBody: unknown,
+    condition: Condition = {},
+  ): Promise<StoredPortfolio> {
+    await this.authorizeChange(user, portfolioId);
+    const { fileIds } = validateOrder(rawBody);
+    const expected = expectedRevision({}, condition.ifMatch);
+    return this.change(user, portfolioId, expected, (current) => ({
+      next: withReorderedDrafting(current, fileIds, this.now()),
+      command: 'reorder',
+    }));
+  }
+
+  /**
+   * A drafting image becomes the cover and the old cover takes its place in the drafting
+   * process: one revision. Choosing the cover itself changes nothing and makes no revision.
+   */
+  async makeCover(
+    user: Caller,
+    portfolioId: string,
+    fileId: string,
+    condition: Condition = {},
+  ): Promise<StoredPortfolio> {
+    const first = await this.authorizeChange(user, portfolioId);
+    requireFile(first, fileId);
+    const expected = expectedRevision({}, condition.ifMatch);
+    if (first.cover?.fileId === fileId) {
+      assertExpected(first, expected);
+      return first;
+    }
+    return this.change(user, portfolioId, expected, (current) => {
+      requireFile(current, fileId);
+      return { next: withCoverFromDrafting(current, fileId, this.now()), command: 'cover' };
+    });
+  }
+
+  /** One description for several files of one portfolio, in one revision. */
+  async describeFiles(
+    user: Caller,
+    portfolioId: string,
+    rawBody: unknown,
+    condition: Condition = {},
+  ): Promise<{ record: StoredPortfolio; files: Array<{ slot: FileSlot; file: StoredFile }> }> {
+    const first = await this.authorizeChange(user, portfolioId);
+    const { fileIds, description } = validateFilesDescription(rawBody);
+    for (const fileId of fileIds) requireFile(first, fileId);
+    const expected = expectedRevision({}, condition.ifMatch);
+    const record = await this.change(user, portfolioId, expected, (current) => {
+      for (const fileId of fileIds) requireFile(current, fileId);
+      return {
+        next: withDescribedFiles(current, fileIds, description, this.now()),
+        command: 'describe',
+      };
+    });
+    const unique = [...new Set(fileIds)];
+    return { record, files: unique.map((fileId) => requireFile(record, fileId)) };
   }
 
   /** Moves the portfolio to the trash (DESIGN §9); If-Match makes it conditional. */

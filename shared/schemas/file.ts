@@ -106,3 +106,60 @@ export const ThumbnailQuerySchema = Type.Object(
 
 export type FileUploadBody = Static<typeof FileUploadBodySchema>;
 export type FileDescriptionBody = Static<typeof FileDescriptionBodySchema>;
+
+/** A file id as a request body names one. */
+const FileIdSchema = Type.String({ minLength: 1, maxLength: 64 });
+/** How many file ids one request may name: far above any list limit, a bound on the body. */
+const FILE_IDS_PER_REQUEST = 1000;
+
+/** The drafting process in a new order: every one of its file ids, each once. */
+export const FileOrderBodySchema = Type.Object(
+  {
+    fileIds: Type.Array(FileIdSchema, {
+      maxItems: FILE_IDS_PER_REQUEST,
+      description: 'Every drafting-process file id, each exactly once, in the new order',
+    }),
+  },
+  { $id: 'FileOrderBody', additionalProperties: false },
+);
+
+/** One description given to several files of one portfolio at once. */
+export const FilesDescriptionBodySchema = Type.Object(
+  {
+    fileIds: Type.Array(FileIdSchema, {
+      minItems: 1,
+      maxItems: FILE_IDS_PER_REQUEST,
+      description: 'The files to describe, in any slot',
+    }),
+    description: FileDescriptionSchema,
+  },
+  { $id: 'FilesDescriptionBody', additionalProperties: false },
+);
+
+/** The drafting process after a reorder. */
+export const DraftingOrderAnswerSchema = Type.Object(
+  { draftingProcess: Type.Array(ListFileSchema), revision: Type.Integer() },
+  { $id: 'DraftingOrderAnswer' },
+);
+
+/** The cover and the drafting process after a drafting image became the cover. */
+export const CoverChoiceAnswerSchema = Type.Object(
+  {
+    cover: CoverFileSchema,
+    draftingProcess: Type.Array(ListFileSchema),
+    revision: Type.Integer(),
+  },
+  { $id: 'CoverChoiceAnswer' },
+);
+
+/** The files described, each in its slot's spelling, and the revision that holds them. */
+export const FilesDescriptionAnswerSchema = Type.Object(
+  {
+    files: Type.Array(Type.Union([CoverFileSchema, ListFileSchema])),
+    revision: Type.Integer(),
+  },
+  { $id: 'FilesDescriptionAnswer' },
+);
+
+export type FileOrderBody = Static<typeof FileOrderBodySchema>;
+export type FilesDescriptionBody = Static<typeof FilesDescriptionBodySchema>;

@@ -26,7 +26,7 @@ export const RevisionSummarySchema = Type.Object(
     modifiedBy: Type.String(),
     command: Type.String({
       description:
-        'create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict',
+        'create, save, publish, unpublish, activate, deactivate, file, reorder (drafting images), cover (a drafting image made the cover), describe (several files), restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict',
     }),
     changedFields: Type.Array(Type.String(), {
       description: 'Top-level keys this revision changed',

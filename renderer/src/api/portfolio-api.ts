@@ -171,6 +171,43 @@ export function deleteFile(portfolioId: string, fileId: string) {
   return ok(api.DELETE(FILE, { params: onFile(portfolioId, fileId) }));
 }
 
+/** The revision the page showed: a change made from a stale page is a 409, not a surprise. */
+const expecting = (revision: number) => ({ 'if-match': `"${revision}"` });
+
+/** The drafting images in a new order (every one of their ids, once). */
+export function reorderDrafting(portfolioId: string, fileIds: string[], revision: number) {
+  return ok(
+    api.PUT('/api/v1/portfolio/{portfolioId}/draftingProcess/order', {
+      params: { ...onPortfolio(portfolioId), header: expecting(revision) },
+      body: { fileIds },
+    }),
+  );
+}
+
+/** A drafting image becomes the cover; the old cover takes its place among the drafting images. */
+export function makeCover(portfolioId: string, fileId: string, revision: number) {
+  return ok(
+    api.POST(`${FILE}/make-cover`, {
+      params: { ...onFile(portfolioId, fileId), header: expecting(revision) },
+    }),
+  );
+}
+
+/** One description for several files, in one revision. */
+export function describeFiles(
+  portfolioId: string,
+  fileIds: string[],
+  description: string,
+  revision: number,
+) {
+  return ok(
+    api.PATCH('/api/v1/portfolio/{portfolioId}/files', {
+      params: { ...onPortfolio(portfolioId), header: expecting(revision) },
+      body: { fileIds, description },
+    }),
+  );
+}
+
 /** Images and downloads are fetched as bytes: `<img src>` cannot carry the session header. */
 export function fetchThumbnail(
   portfolioId: string,

@@ -99,7 +99,16 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
               alt={`Cover of ${title}`}
             />
             {detail.cover?.description && <figcaption>{detail.cover.description}</figcaption>}
-            {detail.cover?.fileId && <FileDetails file={detail.cover} />}
+            {detail.cover?.fileId && (
+              <div className="file-meta-row">
+                <FileDetails file={detail.cover} />
+                <DownloadButton
+                  portfolioId={detail.portfolioId}
+                  fileId={detail.cover.fileId}
+                  filename={detail.cover.originalFilename ?? 'cover'}
+                />
+              </div>
+            )}
           </figure>
 
           {detail.oboutProject && (
@@ -137,7 +146,14 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
                         />
                       </button>
                       <span className="thumb-caption">{name}</span>
-                      <FileDetails file={file} />
+                      <div className="file-meta-row">
+                        <FileDetails file={file} />
+                        <DownloadButton
+                          portfolioId={detail.portfolioId}
+                          fileId={fileIdOf(file) ?? ''}
+                          filename={file.originalFilename ?? `image-${index + 1}`}
+                        />
+                      </div>
                     </li>
                   );
                 })}

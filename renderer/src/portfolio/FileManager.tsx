@@ -1,15 +1,34 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type DragEvent, useId, useState } from 'react';
+import {
+  type DragEvent,
+  type KeyboardEvent,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from 'react';
 import { type FileSlot, type PortfolioDetail, LIMITS } from '../../../shared';
 import { describeError } from '../api/api-error';
-import { type FileObject, deleteFile, fileIdOf, updateFileDescription } from '../api/portfolio-api';
+import {
+  type FileObject,
+  deleteFile,
+  fileIdOf,
+  makeCover,
+  updateFileDescription,
+} from '../api/portfolio-api';
 import { queryKeys } from '../api/query-keys';
 import { AuthedImage } from '../components/AuthedImage';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { characterCount, tooLongMessage } from '../components/character-count';
 import { useToast } from '../components/use-toast';
 import { fileKindLabel, formatBytes, isRasterImage } from '../lib/format';
+import { DescribeSelected } from './DescribeSelected';
+import { DownloadButton } from './DownloadButton';
+import { useDraftingOrder } from './use-drafting-order';
 import { type PendingUpload, useUploads } from './use-uploads';
+
+/** The drag of a drafting image to a new place carries its id under this type. */
+const DRAG_TYPE = 'application/x-portfolio-drafting-file';
 
 interface SlotSpec {
   slot: FileSlot;
@@ -51,24 +70,79 @@ function filesIn(detail: PortfolioDetail, slot: FileSlot): FileObject[] {
   return detail[slot];
 }
 
+/** Which files are ticked for one description, shared by every slot. */
+interface Selection {
+  has(fileId: string): boolean;
+  toggle(fileId: string): void;
+}
+
 /** Cover, drafting images and documents of a portfolio that already exists. */
 export function FileManager({ detail }: { detail: PortfolioDetail }) {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const allIds = new Set(
+    SLOTS.flatMap((spec) => filesIn(detail, spec.slot).map((file) => fileIdOf(file) ?? '')),
+  );
+  // Files deleted meanwhile drop out of the selection.
+  const selectedIds = [...selected].filter((fileId) => allIds.has(fileId));
+  const selection: Selection = {
+    has: (fileId) => selected.has(fileId),
+    toggle: (fileId) =>
+      setSelected((current) => {
+        const next = new Set(current);
+        if (!next.delete(fileId)) next.add(fileId);
+        return next;
+      }),
+  };
   return (
     <section id="files" className="file-manager" aria-labelledby="files-heading">
       <h2 id="files-heading">Files</h2>
+      <DescribeSelected
+        detail={detail}
+        fileIds={selectedIds}
+        onDone={() => setSelected(new Set())}
+      />
       {SLOTS.map((spec) => (
-        <FileSlotSection key={spec.slot} detail={detail} spec={spec} />
+        <FileSlotSection key={spec.slot} detail={detail} spec={spec} selection={selection} />
       ))}
     </section>
   );
 }
 
-function FileSlotSection({ detail, spec }: { detail: PortfolioDetail; spec: SlotSpec }) {
+function FileSlotSection({
+  detail,
+  spec,
+  selection,
+}: {
+  detail: PortfolioDetail;
+  spec: SlotSpec;
+  selection: Selection;
+}) {
   const { uploads, start, dismiss } = useUploads(detail.portfolioId, spec.slot);
   const [dragging, setDragging] = useState(false);
   const headingId = useId();
   const hintId = useId();
-  const files = filesIn(detail, spec.slot);
+  const drafting = useDraftingOrder(detail);
+  const ordered = spec.slot === 'draftingProcess';
+  const files = ordered ? drafting.files : filesIn(detail, spec.slot);
+  const listRef = useRef<HTMLUListElement>(null);
+  /** The control that moved a file: focus stays on it (or its twin) after the list re-renders. */
+  const moving = useRef<{ fileId: string; control: string } | null>(null);
+
+  useLayoutEffect(() => {
+    const target = moving.current;
+    if (!target || !listRef.current) return;
+    moving.current = null;
+    const row = listRef.current.querySelector<HTMLElement>(`[data-file-id="${target.fileId}"]`);
+    const control =
+      row?.querySelector<HTMLButtonElement>(`[data-move="${target.control}"]:not(:disabled)`) ??
+      row?.querySelector<HTMLButtonElement>('[data-move]:not(:disabled)');
+    if (control && document.activeElement !== control) control.focus();
+  });
+
+  function moveFile(fileId: string, to: number, control: string) {
+    moving.current = { fileId, control };
+    drafting.move(fileId, to);
+  }
 
   function take(list: FileList | null) {
     const chosen = Array.from(list ?? []);
@@ -124,11 +198,37 @@ function FileSlotSection({ detail, spec }: { detail: PortfolioDetail; spec: Slot
       {files.length === 0 ? (
         <p className="muted">{spec.slot === 'cover' ? 'No cover yet.' : 'None yet.'}</p>
       ) : (
-        <ul className="file-list" aria-label={`${spec.title} files`}>
-          {files.map((file) => (
-            <ExistingFileRow key={fileIdOf(file)} portfolioId={detail.portfolioId} file={file} />
+        <ul ref={listRef} className="file-list" aria-label={`${spec.title} files`}>
+          {files.map((file, index) => (
+            <ExistingFileRow
+              key={fileIdOf(file)}
+              detail={detail}
+              file={file}
+              selection={selection}
+              order={
+                ordered
+                  ? {
+                      index,
+                      count: files.length,
+                      move: (to, control) => moveFile(fileIdOf(file) ?? '', to, control),
+                      moveHere: (draggedId) => drafting.move(draggedId, index),
+                    }
+                  : undefined
+              }
+            />
           ))}
         </ul>
+      )}
+      {ordered && (
+        <p className="visually-hidden" aria-live="polite" role="status">
+          {drafting.announcement}
+        </p>
+      )}
+      {ordered && files.length > 1 && (
+        <p className="field-hint">
+          To change the order, drag an image by its handle, use Move up and Move down, or press Alt
+          with the up or down arrow key on an image.
+        </p>
       )}
     </section>
   );
@@ -174,12 +274,39 @@ function UploadRow({ upload, onDismiss }: { upload: PendingUpload; onDismiss(): 
   );
 }
 
-function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: FileObject }) {
+/** A drafting image's place in the list, and how to move it. */
+interface RowOrder {
+  index: number;
+  count: number;
+  move(to: number, control: 'up' | 'down'): void;
+  /** Puts another (dragged) drafting image at this row's place. */
+  moveHere(draggedId: string): void;
+}
+
+function ExistingFileRow({
+  detail,
+  file,
+  selection,
+  order,
+}: {
+  detail: PortfolioDetail;
+  file: FileObject;
+  selection: Selection;
+  order: RowOrder | undefined;
+}) {
+  const portfolioId = detail.portfolioId;
   const fileId = fileIdOf(file) ?? '';
+  const [dropTarget, setDropTarget] = useState(false);
   const name = file.originalFilename ?? 'file';
   const queryClient = useQueryClient();
   const toast = useToast();
   const [description, setDescription] = useState(file.description ?? '');
+  // A description saved elsewhere (several files described at once) shows here too.
+  const [savedDescription, setSavedDescription] = useState(file.description ?? '');
+  if ((file.description ?? '') !== savedDescription) {
+    setSavedDescription(file.description ?? '');
+    setDescription(file.description ?? '');
+  }
   const [confirming, setConfirming] = useState(false);
   const descriptionId = useId();
 
@@ -207,13 +334,81 @@ function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: Fil
     },
   });
 
+  const toCover = useMutation({
+    mutationFn: () => makeCover(portfolioId, fileId, detail.revision),
+    onSuccess: () => {
+      toast.success(
+        detail.cover?.fileId
+          ? `${name} is the cover now; the old cover is back among the drafting images.`
+          : `${name} is the cover now.`,
+      );
+      void queryClient.invalidateQueries({ queryKey: queryKeys.portfolios, refetchType: 'none' });
+      return refresh();
+    },
+    onError: (error) => toast.error(`${name} was not made the cover. ${describeError(error)}`),
+  });
+
+  function onKeyDown(event: KeyboardEvent<HTMLLIElement>) {
+    if (!order || !event.altKey) return;
+    if (event.key === 'ArrowUp' || event.key === 'ArrowDown') {
+      event.preventDefault();
+      const up = event.key === 'ArrowUp';
+      order.move(order.index + (up ? -1 : 1), up ? 'up' : 'down');
+    }
+  }
+
+  const dropHandlers = order && {
+    onDragOver(event: DragEvent<HTMLLIElement>) {
+      if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'move';
+      setDropTarget(true);
+    },
+    onDragLeave: () => setDropTarget(false),
+    onDrop(event: DragEvent<HTMLLIElement>) {
+      setDropTarget(false);
+      const dragged = event.dataTransfer.getData(DRAG_TYPE);
+      if (!dragged) return;
+      event.preventDefault();
+      if (dragged !== fileId) order.moveHere(dragged);
+    },
+  };
+
   const changed = description !== (file.description ?? '');
   const tooLong = description.length > LIMITS.fileDescription;
   const counterId = `${descriptionId}-counter`;
   const errorId = `${descriptionId}-error`;
+  const image = isRasterImage(file.mimeType);
   return (
-    <li className="file-row">
-      {isRasterImage(file.mimeType) ? (
+    <li
+      className={`file-row ${dropTarget ? 'file-row--drop' : ''}`}
+      data-file-id={fileId}
+      onKeyDown={onKeyDown}
+      {...dropHandlers}
+    >
+      {order && (
+        <span
+          className="drag-handle"
+          draggable
+          aria-hidden="true"
+          title="Drag to change the order"
+          onDragStart={(event) => {
+            event.dataTransfer.setData(DRAG_TYPE, fileId);
+            event.dataTransfer.effectAllowed = 'move';
+          }}
+        >
+          ⠿
+        </span>
+      )}
+      <label className="file-select">
+        <input
+          type="checkbox"
+          checked={selection.has(fileId)}
+          onChange={() => selection.toggle(fileId)}
+        />
+        <span className="visually-hidden">Select {name}</span>
+      </label>
+      {image ? (
         <AuthedImage
           portfolioId={portfolioId}
           fileId={fileId}
@@ -265,14 +460,55 @@ function ExistingFileRow({ portfolioId, file }: { portfolioId: string; file: Fil
           )}
         </form>
       </div>
-      <button
-        type="button"
-        className="button button--small button--danger"
-        onClick={() => setConfirming(true)}
-        aria-label={`Delete ${name}`}
-      >
-        Delete
-      </button>
+      <div className="file-actions">
+        {order && (
+          <>
+            <span className="muted file-position">
+              {order.index + 1} of {order.count}
+            </span>
+            <button
+              type="button"
+              className="button button--small"
+              data-move="up"
+              onClick={() => order.move(order.index - 1, 'up')}
+              disabled={order.index === 0}
+              aria-label={`Move ${name} up`}
+            >
+              Move up
+            </button>
+            <button
+              type="button"
+              className="button button--small"
+              data-move="down"
+              onClick={() => order.move(order.index + 1, 'down')}
+              disabled={order.index === order.count - 1}
+              aria-label={`Move ${name} down`}
+            >
+              Move down
+            </button>
+            {image && (
+              <button
+                type="button"
+                className="button button--small"
+                onClick={() => toCover.mutate()}
+                disabled={toCover.isPending}
+                aria-label={`Make ${name} the cover`}
+              >
+                Make cover
+              </button>
+            )}
+          </>
+        )}
+        <DownloadButton portfolioId={portfolioId} fileId={fileId} filename={name} />
+        <button
+          type="button"
+          className="button button--small button--danger"
+          onClick={() => setConfirming(true)}
+          aria-label={`Delete ${name}`}
+        >
+          Delete
+        </button>
+      </div>
       <ConfirmDialog
         open={confirming}
         title={`Delete ${name}?`}
