@@ -796,6 +796,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/portfolio/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the values of portfolio fields
+         * @description For each key in `keys` (all of them when not given), the values the portfolios matching `filter` and `q` have (as the list matches them), each with how many have it: the most used first, then by value. Viewers count only published, active portfolios. A category is one value whatever its case (shown as its most used spelling); empty values are left out.
+         */
+        get: operations["portfolioFacets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Count the values of portfolio fields
+         * @description For each key in `keys` (all of them when not given), the values the portfolios matching `filter` and `q` have (as the list matches them), each with how many have it: the most used first, then by value. Viewers count only published, active portfolios. A category is one value whatever its case (shown as its most used spelling); empty values are left out.
+         */
+        head: operations["portfolioFacetsHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1062,6 +1086,16 @@ export interface components {
             /** @description Where the problem is, e.g. "body.projectTitle" */
             field?: string;
             message: string;
+        };
+        FacetsResponse: {
+            /** @description Per key asked for: its values, the most used first (then by value) */
+            facets: {
+                [key: string]: {
+                    value: string;
+                    /** @description Matching portfolios with this value */
+                    count: number;
+                }[];
+            };
         };
         FeedPortfolio: {
             /** @description Letters, digits, "-" and "_"; at most 64 characters */
@@ -10101,6 +10135,195 @@ export interface operations {
                         code: "DATABASE_UNAVAILABLE";
                     };
                 };
+            };
+        };
+    };
+    portfolioFacets: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated keys to count; all of them when not given (category, generalTag, occasion, readyToBuy, certificateByOrg) */
+                keys?: string;
+                /** @description e.g. "category:Art,staffPick:true" */
+                filter?: string;
+                /** @description Full-text search: every word must match the start of a word in projectTitle, aboutProject, projectDetail, generalTag, occasion or memberBarcode; case and accents are ignored; at most 200 characters. With orderBy=relevance, best matches first. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The values of each key, with their counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FacetsResponse"];
+                };
+            };
+            /** @description `INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_QUERY" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    portfolioFacetsHead: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated keys to count; all of them when not given (category, generalTag, occasion, readyToBuy, certificateByOrg) */
+                keys?: string;
+                /** @description e.g. "category:Art,staffPick:true" */
+                filter?: string;
+                /** @description Full-text search: every word must match the start of a word in projectTitle, aboutProject, projectDetail, generalTag, occasion or memberBarcode; case and accents are ignored; at most 200 characters. With orderBy=relevance, best matches first. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The values of each key, with their counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INTERNAL`: Something went wrong on the server. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
