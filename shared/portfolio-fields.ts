@@ -46,6 +46,12 @@ export interface FieldRow {
   readonly echo?: true;
   /** The list filters by it; staff-only filters are hidden from viewers. */
   readonly filter?: { readonly kind: FilterKind; readonly rank: number; readonly staff?: true };
+  /**
+   * The facets endpoint counts its values, and the forms and gallery offer them as pick-lists
+   * (DESIGN §16); `rank` is its place among the facet keys. `folded`: values that differ only in
+   * case are one value (the list's filter ignores their case too).
+   */
+  readonly facet?: { readonly rank: number; readonly folded?: true };
   /** The list orders by it; `rank` is its place among the order keys. */
   readonly order?: { readonly rank: number };
   /** `field` may ask for it on the list (the gallery's cards, beyond the interface's keys). */
@@ -119,6 +125,7 @@ export const PORTFOLIO_FIELDS = {
     required: true,
     echo: true,
     filter: { kind: 'exact', rank: 2 },
+    facet: { rank: 1, folded: true },
     order: { rank: 4 },
     listed: true,
     column: 'category',
@@ -195,6 +202,7 @@ export const PORTFOLIO_FIELDS = {
     maxLength: 100,
     echo: true,
     filter: { kind: 'exact', rank: 4 },
+    facet: { rank: 4 },
     column: 'ready_to_buy',
   }),
   occasion: row({
@@ -206,6 +214,8 @@ export const PORTFOLIO_FIELDS = {
     part: 'content',
     writer: 'editor',
     echo: true,
+    facet: { rank: 3 },
+    column: 'occasion',
   }),
   referenceStyling: row({
     schema: TagList(),
@@ -226,6 +236,8 @@ export const PORTFOLIO_FIELDS = {
     part: 'content',
     writer: 'editor',
     echo: true,
+    facet: { rank: 2 },
+    column: 'general_tag',
   }),
   certificateByOrg: row({
     schema: TagList(),
@@ -236,6 +248,7 @@ export const PORTFOLIO_FIELDS = {
     part: 'content',
     writer: 'admin',
     filter: { kind: 'array', rank: 5 },
+    facet: { rank: 5 },
     column: 'certificate_by_org',
   }),
   certificateDesc: row({
@@ -388,7 +401,9 @@ export function fieldKeysWith<P extends keyof FieldRow, const V extends FieldRow
 }
 
 /** The keys of the rows with `property`, sorted by its `rank` (filter and order keys). */
-export function rankedKeys<P extends 'filter' | 'order'>(property: P): Array<KeysWith<P>> {
+export function rankedKeys<P extends 'filter' | 'order' | 'facet'>(
+  property: P,
+): Array<KeysWith<P>> {
   return rows
     .filter(([, r]) => r[property] !== undefined)
     .sort(([, a], [, b]) => a[property]!.rank - b[property]!.rank)
@@ -429,3 +444,14 @@ export const TEXT_LIMITS = Object.fromEntries(
 export function fieldLabelOf(key: string): string {
   return (PORTFOLIO_FIELDS as Record<string, FieldRow>)[key]?.label ?? key;
 }
+
+/**
+ * Keys whose values are one value whatever their case (the table's `facet.folded`): the list's
+ * filter and the facets compare them as `foldCase` leaves them.
+ */
+export const CASE_FOLDED_KEYS: ReadonlySet<FieldKey> = new Set(
+  fieldKeysWhere((r) => r.facet?.folded === true),
+);
+
+/** A value of a case-folded key as it is compared (JavaScript's lower case, on every backend). */
+export const foldCase = (text: string): string => text.toLowerCase();

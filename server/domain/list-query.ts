@@ -1,5 +1,7 @@
 import {
+  CASE_FOLDED_KEYS,
   FILTER_KEYS,
+  foldCase,
   ORDER_KEYS,
   STAFF_FILTER_KEYS,
   type FilterKey,
@@ -119,7 +121,11 @@ export function filterKeysFor(role: Role): readonly FilterKey[] {
   return role === 'viewer' ? FILTER_KEYS : [...FILTER_KEYS, ...STAFF_FILTER_KEYS];
 }
 
-/** `category:Art,staffPick:true` → key → values; each pair is split at its first colon. */
+/**
+ * `category:Art,staffPick:true` → key → values; each pair is split at its first colon. A
+ * case-folded key's values are folded here (`category:Art` is `category:art`): every backend
+ * then compares them with its portfolios' folded values, and spellings share caches and tokens.
+ */
 export function parseFilter(raw: string | undefined, role: Role): Filter {
   const filter = new Map<FilterKey, string[]>();
   if (!given(raw)) return filter;
@@ -147,7 +153,8 @@ export function parseFilter(raw: string | undefined, role: Role): Filter {
       throw invalid('filter', `filter "${key}" takes true or false, not "${value}".`);
     }
     const values = filter.get(key as FilterKey) ?? [];
-    if (!values.includes(value)) values.push(value);
+    const compared = CASE_FOLDED_KEYS.has(key as FilterKey) ? foldCase(value) : value;
+    if (!values.includes(compared)) values.push(compared);
     filter.set(key as FilterKey, values);
   }
   return filter;

@@ -11,10 +11,16 @@
  * - A change is acknowledged (the promise resolves) only once it is durable.
  * - Records handed out are immutable snapshots; a change stores a new object.
  */
-import type { AppliedMutation, PortfolioRecord } from '../../shared';
+import type { AppliedMutation, FacetKey, PortfolioRecord } from '../../shared';
+import type { FacetCounts } from '../domain/facets';
 import type { Cursor, ListScope, SortValue } from '../domain/list-query';
 
-export type { Cursor, SortValue };
+export type { Cursor, FacetCounts, SortValue };
+
+/** What the facets count (DESIGN §16): the list's matches, without an order or a page. */
+export interface FacetRequest extends Omit<ListScope, 'order' | 'orderKey'> {
+  keys: readonly FacetKey[];
+}
 
 /** One page of the list (DESIGN §4), as the list use case asks a backend for it. */
 
@@ -225,6 +231,14 @@ export interface PortfolioRepository {
    * `request.fields`, each item may hold only those keys (the rest need not be read or sent).
    */
   query<K extends ListedKey = ListedKey>(request: ListRequest<K>): Promise<ListPage<K>>;
+
+  /**
+   * Facets (DESIGN §16): for each key asked for, each stored value (as stored: the spellings of a
+   * case-folded value apart, "" too) with the number of the list's matches that have it. An
+   * array counts a portfolio once under each distinct element. Values without a match are left
+   * out. The same matches as `query` with the same filter, search and visibility.
+   */
+  facets(request: FacetRequest): Promise<FacetCounts>;
 
   /**
    * Optional. A number that changes with every change to a live portfolio, read synchronously:

@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
+  FacetQuerySchema,
+  FacetsResponseSchema,
   ListItemSchema,
   ListQuerySchema,
   ListResponseSchema,
+  type FacetQuery,
+  type FacetsResponse,
   type ListQuery,
   type ListResponse,
 } from '../../shared';
@@ -105,5 +109,31 @@ export default async function portfolioListRoutes(app: FastifyInstance) {
       if (version !== undefined) cache.put(cacheKey, version, body);
       return body;
     },
+  );
+
+  app.get<{ Querystring: FacetQuery }>(
+    '/api/v1/portfolio/facets',
+    {
+      schema: {
+        operationId: 'portfolioFacets',
+        tags: ['portfolios'],
+        security: [{ session: [] }],
+        summary: 'Count the values of portfolio fields',
+        description:
+          'For each key in `keys` (all of them when not given), the values the portfolios ' +
+          'matching `filter` and `q` have (as the list matches them), each with how many have ' +
+          'it: the most used first, then by value. Viewers count only published, active ' +
+          'portfolios. A category is one value whatever its case (shown as its most used ' +
+          'spelling); empty values are left out.',
+        querystring: FacetQuerySchema,
+        response: {
+          200: json(FacetsResponseSchema, 'The values of each key, with their counts'),
+          ...errors('INVALID_QUERY'),
+        },
+      },
+    },
+    async (request): Promise<FacetsResponse> => ({
+      facets: await listing.facets(caller(request).user, request.query),
+    }),
   );
 }

@@ -8,6 +8,8 @@ import {
   DEFAULT_LIST_FIELDS,
   LIST_FIELDS,
   type Actor,
+  type FacetQuery,
+  type FacetValue,
   type ListQuery,
   type PortfolioRecord,
   type Role,
@@ -26,6 +28,7 @@ import {
   type FileDataReader,
   type ListScope,
 } from '../domain/list-query';
+import { facetAnswer, parseFacetKeys } from '../domain/facets';
 import type { PageTokens } from '../domain/page-token';
 import { coverFileView } from '../domain/portfolio-view';
 import { Lru } from '../lib/lru';
@@ -130,7 +133,18 @@ export class PortfolioListing {
     };
   }
 
-  private scope(query: ListQuery, role: Role): ListScope {
+  /**
+   * Facets (DESIGN §16): each value of the keys asked for, with how many of the portfolios the
+   * list would answer for the same filter and search (and caller) have it.
+   */
+  async facets(caller: Actor, query: FacetQuery): Promise<Record<string, FacetValue[]>> {
+    const keys = parseFacetKeys(query.keys);
+    const scope = this.scope(query, caller.role);
+    const counts = await this.repository.facets({ ...scope, keys });
+    return facetAnswer(keys, counts);
+  }
+
+  private scope(query: Pick<ListQuery, 'orderBy' | 'filter' | 'q'>, role: Role): ListScope {
     const key = JSON.stringify([role, query.orderBy, query.filter, query.q]);
     let scope = this.scopes.use(key);
     if (scope === undefined) {

@@ -312,6 +312,38 @@ export const ListResponseSchema = Type.Object(
   { $id: 'ListResponse' },
 );
 
+/** The keys the facets endpoint counts (the table's `facet`), in their order. */
+export const FACET_KEYS = rankedKeys('facet');
+export type FacetKey = (typeof FACET_KEYS)[number];
+
+export const FacetQuerySchema = Type.Object(
+  {
+    keys: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: `Comma-separated keys to count; all of them when not given (${FACET_KEYS.join(', ')})`,
+      }),
+    ),
+    filter: ListQuerySchema.properties.filter,
+    q: ListQuerySchema.properties.q,
+  },
+  { additionalProperties: false },
+);
+
+export const FacetValueSchema = Type.Object({
+  value: Type.String(),
+  count: Type.Integer({ minimum: 1, description: 'Matching portfolios with this value' }),
+});
+
+export const FacetsResponseSchema = Type.Object(
+  {
+    facets: Type.Record(Type.String(), Type.Array(FacetValueSchema), {
+      description: 'Per key asked for: its values, the most used first (then by value)',
+    }),
+  },
+  { $id: 'FacetsResponse' },
+);
+
 export type CreatePortfolioBody = Static<typeof CreatePortfolioBodySchema>;
 export type UpdatePortfolioBody = Static<typeof UpdatePortfolioBodySchema>;
 export type PortfolioRecord = Static<typeof PortfolioRecordSchema>;
@@ -325,4 +357,7 @@ export type ListQuery = Static<typeof ListQuerySchema>;
 export type ListItem = Static<typeof ListItemSchema>;
 export type ListResponse = Static<typeof ListResponseSchema>;
 export type OrderKey = (typeof ORDER_KEYS)[number];
+export type FacetQuery = Static<typeof FacetQuerySchema>;
+export type FacetValue = Static<typeof FacetValueSchema>;
+export type FacetsResponse = Static<typeof FacetsResponseSchema>;
 export type FilterKey = (typeof FILTER_KEYS)[number] | (typeof STAFF_FILTER_KEYS)[number];

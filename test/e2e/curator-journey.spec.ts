@@ -200,7 +200,10 @@ test('the create form validates inline, then creates a portfolio', async () => {
   await page.getByLabel('Member barcode').fill('bad barcode!');
   await expect(page.getByText('Use letters, digits')).toBeVisible();
   await page.getByLabel('Member barcode').fill('M-2024-001');
-  await page.getByRole('textbox', { name: 'Category', exact: true }).fill('Ceramics');
+  await page
+    .getByRole('textbox', { name: 'Category', exact: true })
+    .or(page.getByRole('combobox', { name: 'Category', exact: true }))
+    .fill('Ceramics');
   await page
     .getByLabel('Project detail')
     .fill('Hand-thrown stoneware fired in a wood kiln by the river.');
@@ -326,7 +329,10 @@ test('the gallery finds the portfolio by search, filter and sort, and the URL ke
   await expect(page.getByText('1 portfolio match')).toBeVisible();
 
   await page.getByLabel('Search titles').fill('');
-  await page.getByRole('textbox', { name: 'Category' }).fill('Textiles');
+  await page
+    .getByRole('textbox', { name: 'Category' })
+    .or(page.getByRole('combobox', { name: 'Category' }))
+    .fill('Textiles');
   await expect(page).toHaveURL(/category=Textiles/);
   await expect(page.getByText('2 portfolios match')).toBeVisible();
   await page.getByRole('combobox', { name: 'Sort by' }).selectOption({ label: 'Title A–Z' });
@@ -336,7 +342,11 @@ test('the gallery finds the portfolio by search, filter and sort, and the URL ke
 
   // The view is in the URL: a reload (or a bookmark) shows the same thing.
   await page.reload();
-  await expect(page.getByRole('textbox', { name: 'Category' })).toHaveValue('Textiles');
+  await expect(
+    page
+      .getByRole('textbox', { name: 'Category' })
+      .or(page.getByRole('combobox', { name: 'Category' })),
+  ).toHaveValue('Textiles');
   await expect(titles).toHaveText(['Alpine Wool Throws', 'Monsoon Textile Prints']);
 
   await page.getByRole('combobox', { name: 'Published' }).selectOption({ label: 'Unpublished' });

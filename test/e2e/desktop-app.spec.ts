@@ -113,7 +113,10 @@ test.describe('desktop app (Electron)', () => {
       .click();
     await page.getByLabel('Project title').fill('Desktop Test Studio');
     await page.getByLabel('Member barcode').fill('M-DESK-1');
-    await page.getByRole('textbox', { name: 'Category', exact: true }).fill('Ceramics');
+    await page
+      .getByRole('textbox', { name: 'Category', exact: true })
+      .or(page.getByRole('combobox', { name: 'Category', exact: true }))
+      .fill('Ceramics');
     await page.getByLabel('Project detail').fill('Made by the desktop end-to-end test.');
     await page.getByRole('button', { name: 'Create portfolio' }).click();
     await expect(page.getByRole('heading', { name: 'Edit “Desktop Test Studio”' })).toBeVisible();

@@ -39,7 +39,10 @@ test('a title and a detail over their limits are counted, kept whole and refused
   await expect(page.getByText('24,000 / 20,000', { exact: true })).toBeVisible();
 
   await page.getByLabel('Member barcode').fill('LIMIT-1');
-  await page.getByRole('textbox', { name: 'Category', exact: true }).fill('Ceramics');
+  await page
+    .getByRole('textbox', { name: 'Category', exact: true })
+    .or(page.getByRole('combobox', { name: 'Category', exact: true }))
+    .fill('Ceramics');
   let posted = false;
   page.on('request', (request) => {
     if (request.method() === 'POST' && request.url().endsWith('/api/v1/portfolio')) posted = true;

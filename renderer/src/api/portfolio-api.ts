@@ -6,6 +6,8 @@ import {
   type Command,
   type CoverFile,
   type CreatePortfolioBody,
+  type FacetKey,
+  type FacetsResponse,
   type ListFile,
   type ListItem,
   type ListResponse,
@@ -74,6 +76,17 @@ export interface ListParams {
 export function listPortfolios(params: ListParams, signal?: AbortSignal): Promise<GalleryPage> {
   const query = { ...params, field: [...BASE_LIST_FIELDS, ...EXTENDED_LIST_FIELDS].join(',') };
   return ok(api.GET('/api/v1/portfolio', { params: { query }, signal }));
+}
+
+/** The values in use of `keys`, each with how many portfolios the caller sees have it. */
+export function getFacets(
+  keys: readonly FacetKey[],
+  signal?: AbortSignal,
+): Promise<FacetsResponse['facets']> {
+  const query = { keys: keys.join(',') };
+  return ok(api.GET('/api/v1/portfolio/facets', { params: { query }, signal })).then(
+    (body) => body.facets,
+  );
 }
 
 const LIST_SLOTS = ['draftingProcess', 'additionalDocument'] as const;

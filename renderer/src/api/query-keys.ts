@@ -15,6 +15,8 @@ export const queryKeys = {
   // Under 'portfolios' too: a resolve or any other change refreshes the conflicts shown.
   portfolioConflicts: (portfolioId: string) => ['portfolios', 'conflicts', portfolioId] as const,
   conflicts: ['portfolios', 'conflict-list'] as const,
+  // Under 'portfolios': every change to a portfolio refreshes the pick-lists too.
+  facets: (keys: string) => ['portfolios', 'facets', keys] as const,
   trash: ['trash'] as const,
   fileBlob: (portfolioId: string, fileId: string, width: number | 'full') =>
     ['files', portfolioId, fileId, width] as const,

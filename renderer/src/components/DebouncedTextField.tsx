@@ -1,4 +1,5 @@
-import { type Ref, useEffect, useState } from 'react';
+import { type Ref, useEffect, useId, useState } from 'react';
+import { PickList } from './PickList';
 
 interface DebouncedTextFieldProps {
   label: string;
@@ -10,6 +11,8 @@ interface DebouncedTextFieldProps {
   inputRef?: Ref<HTMLInputElement>;
   /** A key that focuses the field, for assistive technology to announce (aria-keyshortcuts). */
   keyShortcut?: string;
+  /** Values in use to offer while typing; any other may be typed. */
+  suggestions?: readonly string[];
 }
 
 /** A text input that reports its value once typing pauses, and follows outside changes (Back). */
@@ -22,7 +25,9 @@ export function DebouncedTextField({
   delayMs = 300,
   inputRef,
   keyShortcut,
+  suggestions = [],
 }: DebouncedTextFieldProps) {
+  const listId = useId();
   const [draft, setDraft] = useState(value);
   const [shown, setShown] = useState(value);
   if (value !== shown) {
@@ -46,11 +51,13 @@ export function DebouncedTextField({
         type={type}
         value={draft}
         placeholder={placeholder}
+        list={suggestions.length > 0 ? listId : undefined}
         onChange={(event) => setDraft(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === 'Enter') onCommit(draft);
         }}
       />
+      {suggestions.length > 0 && <PickList id={listId} options={suggestions} />}
     </label>
   );
 }

@@ -1,4 +1,5 @@
 import { type KeyboardEvent, useId, useState } from 'react';
+import { PickList } from './PickList';
 
 interface TagInputProps {
   label: string;
@@ -7,6 +8,8 @@ interface TagInputProps {
   error?: string;
   hint?: string;
   name?: string;
+  /** Values in use to offer while typing (those already added are left out). */
+  suggestions?: readonly string[];
 }
 
 /**
@@ -14,9 +17,19 @@ interface TagInputProps {
  * in an empty box removes the last one; leaving the box keeps a half-typed entry too, so a
  * tag is never lost by clicking Save straight away.
  */
-export function TagInput({ label, values, onChange, error, hint, name }: TagInputProps) {
+export function TagInput({
+  label,
+  values,
+  onChange,
+  error,
+  hint,
+  name,
+  suggestions = [],
+}: TagInputProps) {
   const [draft, setDraft] = useState('');
   const inputId = useId();
+  const listId = useId();
+  const offered = suggestions.filter((value) => !values.includes(value));
   const hintId = useId();
   const errorId = useId();
 
@@ -67,6 +80,7 @@ export function TagInput({ label, values, onChange, error, hint, name }: TagInpu
           id={inputId}
           name={name}
           value={draft}
+          list={offered.length > 0 ? listId : undefined}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
           onBlur={() => commit(draft)}
@@ -74,6 +88,7 @@ export function TagInput({ label, values, onChange, error, hint, name }: TagInpu
           aria-describedby={describedBy}
           placeholder="Type and press Enter"
         />
+        {offered.length > 0 && <PickList id={listId} options={offered} />}
       </div>
       {hint && (
         <p className="field-hint" id={hintId}>

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { characterCount } from './character-count';
+import { PickList } from './PickList';
 
 interface TextFieldProps {
   label: string;
@@ -19,6 +20,8 @@ interface TextFieldProps {
   autoComplete?: string;
   type?: 'text' | 'password';
   className?: string;
+  /** Values in use to offer while typing (a single-line field only); any other may be typed. */
+  suggestions?: readonly string[];
 }
 
 /** A labelled input or textarea with its hint and inline error wired for assistive technology. */
@@ -36,8 +39,11 @@ export function TextField({
   autoComplete,
   type = 'text',
   className,
+  suggestions,
 }: TextFieldProps) {
   const id = useId();
+  const listId = `${id}-list`;
+  const offered = !multiline && suggestions !== undefined && suggestions.length > 0;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const counterId = `${id}-counter`;
@@ -69,8 +75,14 @@ export function TextField({
       {multiline ? (
         <textarea {...common} rows={rows} onChange={(event) => onChange(event.target.value)} />
       ) : (
-        <input {...common} type={type} onChange={(event) => onChange(event.target.value)} />
+        <input
+          {...common}
+          type={type}
+          list={offered ? listId : undefined}
+          onChange={(event) => onChange(event.target.value)}
+        />
       )}
+      {offered && <PickList id={listId} options={suggestions} />}
       {hint && (
         <p className="field-hint" id={hintId}>
           {hint}

@@ -15,11 +15,15 @@ import {
   viewFromSearch,
 } from '../gallery/gallery-view';
 import { useGalleryList } from '../gallery/use-gallery-list';
+import { usePickLists } from '../portfolio/use-facets';
 import { paths } from '../paths';
 import { isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
 import { useDocumentTitle } from '../components/use-document-title';
 import { useSlashToFocus } from '../components/use-slash-to-focus';
+
+/** The filters offering the values in use (the form asks for every facet key). */
+const GALLERY_PICK_LISTS = ['category', 'readyToBuy'] as const;
 
 export function GalleryPage() {
   useDocumentTitle('Gallery');
@@ -29,6 +33,7 @@ export function GalleryPage() {
   const view = useMemo(() => viewFromSearch(search), [search]);
   const params = listParamsOf(view, staff);
   const list = useGalleryList(params);
+  const pickLists = usePickLists(GALLERY_PICK_LISTS);
 
   const update = useCallback(
     (change: Partial<GalleryView>, replace = false) => {
@@ -108,13 +113,23 @@ export function GalleryPage() {
           )}
         </button>
         <div className="toolbar-more">
-          <DebouncedTextField label="Category" value={view.category} onCommit={commitCategory} />
+          <DebouncedTextField
+            label="Category"
+            value={view.category}
+            onCommit={commitCategory}
+            suggestions={pickLists.category}
+          />
           <DebouncedTextField
             label="Member barcode"
             value={view.memberBarcode}
             onCommit={commitMember}
           />
-          <DebouncedTextField label="Ready to buy" value={view.readyToBuy} onCommit={commitReady} />
+          <DebouncedTextField
+            label="Ready to buy"
+            value={view.readyToBuy}
+            onCommit={commitReady}
+            suggestions={pickLists.readyToBuy}
+          />
           <TriStateSelect
             label="Staff pick"
             value={view.staffPick}

@@ -3,6 +3,7 @@ import { SanitizedHtml } from '../components/SanitizedHtml';
 import { SelectField } from '../components/SelectField';
 import { TagInput } from '../components/TagInput';
 import { TextField } from '../components/TextField';
+import { usePickLists } from './use-facets';
 import {
   type FieldErrors,
   type FormField,
@@ -49,6 +50,7 @@ export function PortfolioForm({
   const [focusRequest, setFocusRequest] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
   const localErrors = validate(values);
+  const pickLists = usePickLists();
 
   const errorOf = (field: FormField): string | undefined =>
     (submitted || touched[field] ? localErrors[field] : undefined) ?? serverErrors[field];
@@ -92,6 +94,7 @@ export function PortfolioForm({
       onChange={(value) => set(field, value)}
       limit={maxLengthOf(field)}
       error={errorOf(field)}
+      suggestions={field === 'category' || field === 'readyToBuy' ? pickLists[field] : undefined}
       {...extra}
     />
   );
@@ -107,6 +110,11 @@ export function PortfolioForm({
       onChange={(next) => set(field, next)}
       error={errorOf(field)}
       hint={hint}
+      suggestions={
+        field === 'occasion' || field === 'generalTag' || field === 'certificateByOrg'
+          ? pickLists[field]
+          : undefined
+      }
     />
   );
 

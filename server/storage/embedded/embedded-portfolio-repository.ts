@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { PortfolioRecord } from '../../../shared';
 import { PortfolioIndex } from './portfolio-index';
-import { type ListPage, type ListRequest } from '../../repositories/portfolio-repository-contract';
+import {
+  type FacetCounts,
+  type FacetRequest,
+  type ListPage,
+  type ListRequest,
+} from '../../repositories/portfolio-repository-contract';
 import {
   InvalidCursorError,
   PortfolioIdTakenError,
@@ -147,6 +152,10 @@ export class EmbeddedPortfolioRepository implements PortfolioRepository {
 
   async query(request: ListRequest): Promise<ListPage> {
     return this.index.query(request);
+  }
+
+  async facets(request: FacetRequest): Promise<FacetCounts> {
+    return this.index.facets(request);
   }
 
   listVersion(): number {

@@ -1,11 +1,19 @@
 import {
+  CASE_FOLDED_KEYS,
   fieldKeysWhere,
+  foldCase,
   PORTFOLIO_FIELDS,
   type KeysWith,
   type PortfolioRecord,
 } from '../../../shared';
+import type { FacetCounts } from '../../domain/facets';
 import { RELEVANCE, type Cursor, type Filter } from '../../domain/list-query';
-import type { ListPage, ListRequest } from '../../repositories/portfolio-repository-contract';
+import type {
+  FacetRequest,
+  ListPage,
+  ListRequest,
+} from '../../repositories/portfolio-repository-contract';
+import { FacetTally } from './facet-tally';
 import type { Store } from './store';
 import { Lru } from '../../lib/lru';
 import { PortfolioSearch, termMatcher, wordsOf } from './portfolio-search';
@@ -41,8 +49,10 @@ const ARRAY_KEYS: ReadonlySet<PartitionKey> = new Set(
   fieldKeysWhere((row) => row.filter?.kind === 'array') as FilteredKey[],
 );
 
+/** A record's values under a key, as the filter compares them (case-folded keys folded). */
 function valuesOf(record: PortfolioRecord, key: PartitionKey): readonly string[] {
   if (key === 'visible') return [String(record.published && record.active)];
+  if (CASE_FOLDED_KEYS.has(key)) return [foldCase(String(record[key]))];
   const value = record[key];
   return Array.isArray(value) ? value : [String(value)];
 }
@@ -209,6 +219,7 @@ function constraintTest({ key, values }: Constraint): RecordTest {
   switch (PORTFOLIO_FIELDS[key].filter.kind) {
     case 'exact': {
       const field = key as KeysWith<'filter', { readonly kind: 'exact' }>;
+      if (CASE_FOLDED_KEYS.has(field)) return (record) => wanted.has(foldCase(record[field]));
       return (record) => wanted.has(record[field]);
     }
     case 'array': {
@@ -278,6 +289,8 @@ export class PortfolioIndex {
   private readonly counts = new Lru<Count>(MAX_COUNTS);
   private readonly search: PortfolioSearch;
   private readonly slots = new Slots();
+  /** Every value's count of the facet keys, made on first use and then kept up to date. */
+  private tally: FacetTally | null = null;
   /** Bumped on every change to a portfolio; an answer built at one version is current until then. */
   private changes = 0;
 
@@ -319,6 +332,7 @@ export class PortfolioIndex {
 
   private onChange(prev: PortfolioRecord | undefined, next: PortfolioRecord | undefined): void {
     this.changes++;
+    this.tally?.change(prev, next);
     let nextWords: Set<string> | undefined;
     const wordsOfNext = () => (nextWords ??= wordsOf(next!));
     let prevWords: Set<string> | undefined;
@@ -380,6 +394,38 @@ export class PortfolioIndex {
     for (const [orderKey, spec] of this.orders)
       if (spec.compare(before, after) === 0) unmoved.add(orderKey);
     return unmoved;
+  }
+
+  /**
+   * Each value's count of `keys` among the matches. Without a filter or search these are the
+   * counts kept up to date on every write; otherwise the matches are counted, walking the side of
+   * the condition with the fewest portfolios (as a list's total is counted).
+   */
+  facets(request: FacetRequest): FacetCounts {
+    if (request.filter.size === 0 && request.search === null) {
+      this.tally ??= FacetTally.of(this.records.values());
+      return this.tally.counts(request.keys, request.visibleOnly);
+    }
+    const constraints = constraintsOf(request.filter, request.visibleOnly);
+    const test = recordTest(constraints, residualTest(request.filter));
+    const matches = request.search ? this.search.matches(request.search, request.searchKey) : null;
+    const smallest = constraints
+      .map((constraint) => this.side(constraint))
+      .reduce<Side | null>(
+        (best, side) => (best === null || side.size < best.size ? side : best),
+        null,
+      );
+    const tally = new FacetTally(request.keys);
+    const visit = (id: string) => {
+      const record = this.records.get(id);
+      if (record === undefined || !test(record)) return;
+      if (matches && !matches.has(this.slots.of(id))) return;
+      tally.add(record, 1);
+    };
+    if (smallest) for (const id of smallest.ids()) visit(id);
+    else if (matches) for (const slot of matches.slots()) visit(this.slots.idAt(slot)!);
+    else for (const id of this.records.keys()) visit(id);
+    return tally.counts(request.keys, false);
   }
 
   query(request: ListRequest): ListPage {

@@ -1,6 +1,9 @@
 import {
+  CASE_FOLDED_KEYS,
+  FACET_KEYS,
   fieldKeysWhere,
   PORTFOLIO_FIELDS,
+  type FacetKey,
   type FieldRow,
   type FilterKey,
   type FilterKind,
@@ -8,9 +11,11 @@ import {
   type OrderKey,
   type PortfolioRecord,
 } from '../../../shared';
-import { RELEVANCE, type OrderTerm } from '../../domain/list-query';
+import { RELEVANCE, type ListScope, type OrderTerm } from '../../domain/list-query';
 import type {
   Cursor,
+  FacetCounts,
+  FacetRequest,
   ListedKey,
   ListPage,
   ListRequest,
@@ -158,10 +163,16 @@ export const cursorOf = (
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 type FilteredBy<K extends FilterKind> = KeysWith<'filter', { readonly kind: K }>;
-const EXACT_COLUMNS = columnsWhere((row) => row.filter?.kind === 'exact') as Record<
-  FilteredBy<'exact'>,
-  string
->;
+/**
+ * The column an exact filter compares: a case-folded key's `<column>_lower` (its values folded
+ * by JavaScript, as parseFilter folds the filter's), any other key's own.
+ */
+const EXACT_COLUMNS = Object.fromEntries(
+  Object.entries(columnsWhere((row) => row.filter?.kind === 'exact')).map(([key, column]) => [
+    key,
+    CASE_FOLDED_KEYS.has(key as FilteredBy<'exact'>) ? `${column}_lower` : column,
+  ]),
+) as Record<FilteredBy<'exact'>, string>;
 const ARRAY_COLUMNS = columnsWhere((row) => row.filter?.kind === 'array') as Record<
   FilteredBy<'array'>,
   string
@@ -178,12 +189,7 @@ const BOOLEAN_COLUMNS = columnsWhere((row) => row.filter?.kind === 'flag') as Re
 export const storable = (text: string): boolean => !text.includes('\u0000');
 
 /** One filter key's condition: its values OR (DESIGN §4); null when it constrains nothing. */
-function filterCondition(
-  key: FilterKey,
-  given: readonly string[],
-  p: Parameters,
-  counting: boolean,
-): string | null {
+function filterCondition(key: FilterKey, given: readonly string[], p: Parameters): string | null {
   const values = [...new Set(given.filter(storable))];
   if (values.length === 0) return 'false';
   const kind = PORTFOLIO_FIELDS[key].filter.kind;
@@ -191,13 +197,7 @@ function filterCondition(
     case 'exact': {
       const column = EXACT_COLUMNS[key as FilteredBy<'exact'>];
       // One value as `=`, not `= ANY`: an index led by the column then yields the order's rows
-      // in order (with ANY the planner cannot know they come from one value). Counting, one
-      // category as its sort key: the same rows (the key is made from the text alone, one to
-      // one), and then `(staff_pick, category_key, …)` counts category + staffPick in the index
-      // alone, without visiting a row.
-      if (counting && key === 'category' && values.length === 1) {
-        return `category_key = ${p.add(utf16Key(textSortValue(values[0]!)))}`;
-      }
+      // in order (with ANY the planner cannot know they come from one value).
       return values.length === 1
         ? `${column} = ${p.add(values[0])}`
         : `${column} = ANY(${p.add(values)}::text[])`;
@@ -219,12 +219,12 @@ function filterCondition(
   }
 }
 
-function whereClause(request: ListRequest, p: Parameters, counting = false): string {
+function whereClause(request: Omit<ListScope, 'order' | 'orderKey'>, p: Parameters): string {
   const conditions: string[] = [];
   if (request.visibleOnly) conditions.push('published AND active');
   if (request.search) conditions.push(searchCondition(request.search, (value) => p.add(value)));
   for (const [key, values] of request.filter) {
-    const condition = filterCondition(key, values, p, counting);
+    const condition = filterCondition(key, values, p);
     if (condition) conditions.push(condition);
   }
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
@@ -269,19 +269,15 @@ function afterClause(
 }
 
 /**
- * The order terms a page walks: a key the filter holds to one value (one category, staffPick
- * true or false) is the same on every match, so leaving it out changes no order, and lets an
- * index led by the filter's column give the rest, e.g. `(category, title_key, portfolio_id)`
- * for `filter=category:X&orderBy=category,projectTitle`.
+ * The order terms a page walks: a key the filter holds to one value (staffPick true or false) is
+ * the same on every match, so leaving it out changes no order, and lets an index led by the
+ * filter's column give the rest. Not so one category: the filter ignores case, and its
+ * spellings sort apart.
  */
 function walkedTerms(request: ListRequest, order: readonly SqlOrderTerm[]): SqlOrderTerm[] {
   const constant = (key: FilterKey) =>
     new Set(request.filter.get(key)?.filter(storable) ?? []).size === 1;
-  return order.filter(
-    (term) =>
-      !(term.key === 'category' && constant('category')) &&
-      !(term.key === 'staffPick' && constant('staffPick')),
-  );
+  return order.filter((term) => !(term.key === 'staffPick' && constant('staffPick')));
 }
 
 const orderClause = (order: readonly SqlOrderTerm[], table = '') =>
@@ -370,7 +366,7 @@ export function listStatement(
   const total =
     kept ??
     `CASE WHEN library.seq = ${p.add(known?.seq ?? -1)} THEN ${p.add(known?.total ?? 0)}::bigint
-        ELSE (SELECT count(*) FROM portfolios WHERE ${whereClause(request, p, true)}) END`;
+        ELSE (SELECT count(*) FROM portfolios WHERE ${whereClause(request, p)}) END`;
   const keys = itemKeys(request);
   const names = keys ?? ['record'];
   // Whole records, or each key as a column named like the key (see ITEM_COLUMNS).
@@ -460,4 +456,64 @@ export function listPage<K extends ListedKey>(
         ? cursorOf(last, score(matches[page.length - 1]!), order)
         : null,
   };
+}
+
+/** The column each facet key's values are counted from: the stored spelling, typed. */
+const FACET_COLUMNS = columnsWhere((row) => row.facet !== undefined) as Record<FacetKey, string>;
+const FACET_ARRAYS: ReadonlySet<FacetKey> = new Set(
+  FACET_KEYS.filter((key) => PORTFOLIO_FIELDS[key].kind === 'tags'),
+);
+/** The key portfolio_counts keeps a facet key's stored spellings under (migration 0009). */
+const countedKeyOf = (key: FacetKey) => (CASE_FOLDED_KEYS.has(key) ? `${key}Spelling` : key);
+
+/** One row of facetsStatement: a key, one of its values and its matches. */
+export interface FacetRow {
+  key: string;
+  value: string;
+  count: string | number;
+}
+
+/**
+ * The facets of a request as one statement. Without a filter or search, the counts the database
+ * keeps with every write (portfolio_counts, migration 0009); otherwise the list's matches (the
+ * same WHERE) grouped by each key's column, an array by its distinct elements.
+ */
+export function facetsStatement(request: FacetRequest): { text: string; values: unknown[] } {
+  const p = new Parameters();
+  if (request.filter.size === 0 && request.search === null) {
+    const column = request.visibleOnly ? 'visible' : 'total';
+    return {
+      text: `SELECT key, value, ${column} AS count FROM portfolio_counts
+        WHERE key = ANY(${p.add(request.keys.map(countedKeyOf))}::text[]) AND ${column} > 0`,
+      values: p.values,
+    };
+  }
+  const where = whereClause(request, p);
+  const columns = [...new Set(request.keys.map((key) => FACET_COLUMNS[key]))];
+  const groups = request.keys.map((key) => {
+    const column = FACET_COLUMNS[key];
+    const name = p.add(key);
+    return FACET_ARRAYS.has(key)
+      ? `SELECT ${name}::text AS key, v AS value, count(*) AS count
+         FROM matches, LATERAL (SELECT DISTINCT unnest(matches.${column})) u(v) GROUP BY v`
+      : `SELECT ${name}::text AS key, ${column} AS value, count(*) AS count
+         FROM matches GROUP BY ${column}`;
+  });
+  return {
+    text: `WITH matches AS MATERIALIZED (SELECT ${columns.join(', ')} FROM portfolios WHERE ${where})
+      ${groups.join('\n      UNION ALL ')}`,
+    values: p.values,
+  };
+}
+
+/** The rows of facetsStatement as the contract answers them. */
+export function facetCounts(request: FacetRequest, rows: readonly FacetRow[]): FacetCounts {
+  const counts: FacetCounts = {};
+  const byCountedKey = new Map(request.keys.map((key) => [countedKeyOf(key), key] as const));
+  for (const key of request.keys) counts[key] = new Map();
+  for (const row of rows) {
+    const key = byCountedKey.get(row.key) ?? (row.key as FacetKey);
+    (counts[key] as Map<string, number>).set(row.value, Number(row.count));
+  }
+  return counts;
 }

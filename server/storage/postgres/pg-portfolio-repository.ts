@@ -1,11 +1,14 @@
 import type pg from 'pg';
 import {
   fieldKeysWhere,
+  foldCase,
   PORTFOLIO_FIELDS,
   type FieldRow,
   type PortfolioRecord,
 } from '../../../shared';
 import type {
+  FacetCounts,
+  FacetRequest,
   ListedKey,
   ListPage,
   ListRequest,
@@ -36,11 +39,14 @@ import { searchColumns } from './search-sql';
 import { Lru } from '../../lib/lru';
 import {
   Parameters,
+  facetCounts,
+  facetsStatement,
   listPage,
   listStatement,
   storable,
   textSortValue,
   utf16Key,
+  type FacetRow,
   type KnownTotal,
   type ListRow,
 } from './list-sql';
@@ -153,6 +159,12 @@ export class PgPortfolioRepository implements PortfolioRepository {
     const page = listPage(rows[0]!, request, items);
     if (counted) this.totals.put(key, { seq: rows[0]!.seq, total: page.total });
     return page;
+  }
+
+  async facets(request: FacetRequest): Promise<FacetCounts> {
+    const { text, values } = facetsStatement(request);
+    const { rows } = await this.pool.query<FacetRow>(text, values);
+    return facetCounts(request, rows);
   }
 
   /**
@@ -589,6 +601,7 @@ export function liveColumns(record: StoredPortfolio): Record<string, unknown> {
     seq: record.seq,
     title_key: utf16Key(textSortValue(record.projectTitle)),
     title_lower: record.projectTitle.toLowerCase(),
+    category_lower: foldCase(record.category),
     category_key: utf16Key(textSortValue(record.category)),
     created_by: record.createdBy,
     modified_by: record.modifiedBy,

@@ -177,6 +177,91 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
       });
     });
 
+    describe('facets and the category filter', () => {
+      const facetScope = (filter: [string, string[]][], visibleOnly = false, search?: string[]) => {
+        const {
+          order: _order,
+          orderKey: _orderKey,
+          ...scope
+        } = listScope(
+          [{ key: 'createdTime', descending: false }],
+          new Map(filter) as ListScope['filter'],
+          visibleOnly,
+          search ?? null,
+        );
+        return { ...scope, keys: ['category', 'generalTag', 'readyToBuy'] as const };
+      };
+      const plain = (counts: Awaited<ReturnType<PortfolioRepository['facets']>>) =>
+        Object.fromEntries(
+          Object.entries(counts).map(([key, values]) => [key, Object.fromEntries(values!)]),
+        );
+
+      it('counts stored values among the matches, in step with every write and after a reopen', async () => {
+        await start();
+        const hidden = { published: false };
+        await repo.insert(
+          record('a', { category: 'Art', generalTag: ['oak', 'oak', 'glass'] }),
+          meta('ann', 'create'),
+        );
+        await repo.insert(
+          record('b', { category: 'art', generalTag: ['oak'], ...hidden }),
+          meta('ann', 'c'),
+        );
+        const c = await repo.insert(
+          record('c', {
+            category: 'Wood',
+            readyToBuy: 'yes',
+            projectTitle: 'Lake cabin',
+            ...hidden,
+          }),
+          meta('ann', 'create'),
+        );
+        const expected = {
+          category: { Art: 1, art: 1, Wood: 1 },
+          generalTag: { oak: 2, glass: 1 },
+          readyToBuy: { '': 2, yes: 1 },
+        };
+        expect(plain(await repo.facets(facetScope([])))).toEqual(expected);
+        expect(plain(await repo.facets(facetScope([], true)))).toEqual({
+          category: { Art: 1 },
+          generalTag: { oak: 1, glass: 1 },
+          readyToBuy: { '': 1 },
+        });
+        // The filter's category is folded (parseFilter does it): every spelling matches.
+        const arts = facetScope([['category', ['art']]]);
+        expect(plain(await repo.facets(arts))).toEqual({
+          category: { Art: 1, art: 1 },
+          generalTag: { oak: 2, glass: 1 },
+          readyToBuy: { '': 2 },
+        });
+        const page = await repo.query({ ...listAll, filter: arts.filter, after: null, limit: 10 });
+        expect(page.items.map((item) => item.portfolioId)).toEqual(['a', 'b']);
+        expect(page.total).toBe(2);
+        expect(plain(await repo.facets(facetScope([], false, ['lake'])))).toEqual({
+          category: { Wood: 1 },
+          generalTag: {},
+          readyToBuy: { yes: 1 },
+        });
+
+        await repo.update(
+          'c',
+          1,
+          edit(c, { category: 'ART', generalTag: ['glass'] }),
+          meta('a', 's'),
+        );
+        await repo.delete('b', undefined, meta('ann', 'delete'));
+        const after = {
+          category: { Art: 1, ART: 1 },
+          generalTag: { oak: 1, glass: 2 },
+          readyToBuy: { '': 1, yes: 1 },
+        };
+        expect(plain(await repo.facets(facetScope([])))).toEqual(after);
+        repo = await backend.reopen();
+        expect(plain(await repo.facets(facetScope([])))).toEqual(after);
+        expect(plain(await repo.facets(facetScope([['category', ['art']]])))).toEqual(after);
+      });
+    });
+
     describe('list with a fields hint', () => {
       type Key = keyof PortfolioRecord;
       /** Every page of a query, with or without `fields`. */
