@@ -239,6 +239,66 @@ export interface paths {
         patch: operations["updateFileDescription"];
         trace?: never;
     };
+    "/api/v1/portfolio/{portfolioId}/draftingProcess/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put the drafting images in a new order
+         * @description The body names every drafting-process file once, in the new order; one revision. A list that adds, leaves out or doubles a file is refused (400) and changes nothing.
+         */
+        put: operations["reorderDraftingProcess"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/{portfolioId}/files/{fileId}/make-cover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a drafting image the cover
+         * @description One revision: the image becomes the cover, and the old cover takes its place among the drafting images (choose it again to undo). The cover itself: no change.
+         */
+        post: operations["makeCover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/{portfolioId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Give several files one description
+         * @description Sets the same description on every named file (any slot) in one revision; an unknown file id refuses the whole request.
+         */
+        patch: operations["describeFiles"];
+        trace?: never;
+    };
     "/api/v1/portfolio/{portfolioId}/files/{fileId}/thumbnail": {
         parameters: {
             query?: never;
@@ -796,6 +856,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/import/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import portfolios from a CSV (spreadsheet rows)
+         * @description The CSV as the raw body (`Content-Type: text/csv`): UTF-8 (a BOM is dropped), `,` or `;` (or tab) between cells as the header row shows, quoted cells may hold separators, quotes and line breaks; list cells (tags…) separate entries with `;`. Editors and admins. Each row creates a portfolio, or updates the one its key (`portfolioId`, or `memberBarcode` and `projectTitle`) names, through the same validation and rights as POST and PUT, each write its own revision; a row that would change nothing is `unchanged`, so the same file twice creates nothing twice. `dryRun=true` answers the same report and changes nothing. A file that is not a readable CSV is refused whole before any row is written.
+         */
+        post: operations["importCsv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/portfolio/facets": {
         parameters: {
             query?: never;
@@ -957,6 +1037,11 @@ export interface components {
             note: string;
             projectTitle: string;
         };
+        CoverChoiceAnswer: {
+            cover: components["schemas"]["CoverFile"];
+            draftingProcess: components["schemas"]["ListFile"][];
+            revision: number;
+        };
         CoverFile: {
             fileId: string;
             originalFilename: string;
@@ -1045,6 +1130,37 @@ export interface components {
             /** @description Categories this user may update; "*" means all */
             allowEdit?: string[];
         };
+        CsvImportReport: {
+            rows: {
+                /** @description The data row, counted from 1 */
+                row: number;
+                /** @description What the row did (or, in a dry run, would do) */
+                action: "create" | "update" | "unchanged" | "refused";
+                portfolioId?: string;
+                errors: {
+                    /** @description The field (or column) at fault; "" for the row */
+                    field: string;
+                    message: string;
+                }[];
+            }[];
+            counts: {
+                /** @description Rows that made (would make) a new portfolio */
+                create: number;
+                /** @description Rows that changed (would change) a portfolio */
+                update: number;
+                /** @description Rows whose portfolio already holds their values */
+                unchanged: number;
+                /** @description Rows left out, each with its errors */
+                refused: number;
+            };
+            /** @description The mapping used: column header → field */
+            mapping: {
+                [key: string]: string;
+            };
+            /** @description Headers that map to no field; their cells were not read */
+            ignoredColumns: string[];
+            dryRun: boolean;
+        };
         CurrentSession: {
             /** @description Milliseconds since the Unix epoch */
             createdDate: number;
@@ -1071,6 +1187,10 @@ export interface components {
         DeviceList: {
             devices: components["schemas"]["Device"][];
         };
+        DraftingOrderAnswer: {
+            draftingProcess: components["schemas"]["ListFile"][];
+            revision: number;
+        };
         /** @description The one shape of every error answer */
         ErrorBody: {
             /** @enum {string} */
@@ -1078,7 +1198,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "ARCHIVE_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL" | "BACKUP_RUNNING" | "BACKUP_FAILED" | "BACKUP_NOT_FOUND";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "INVALID_CSV" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "ARCHIVE_TOO_LARGE" | "CSV_ROW_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL" | "BACKUP_RUNNING" | "BACKUP_FAILED" | "BACKUP_NOT_FOUND";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1211,6 +1331,19 @@ export interface components {
         FileDescriptionBody: {
             description: string;
         };
+        FileOrderBody: {
+            /** @description Every drafting-process file id, each exactly once, in the new order */
+            fileIds: string[];
+        };
+        FilesDescriptionAnswer: {
+            files: (components["schemas"]["CoverFile"] | components["schemas"]["ListFile"])[];
+            revision: number;
+        };
+        FilesDescriptionBody: {
+            /** @description The files to describe, in any slot */
+            fileIds: string[];
+            description: string;
+        };
         FileUploadBody: {
             /** @description Kept as its last path segment, at most 255 characters */
             originalFilename: string;
@@ -1218,6 +1351,11 @@ export interface components {
             /** @description Base64 bytes (a "data:…;base64," prefix is allowed); at most the file limit */
             data: string;
         };
+        /**
+         * Format: binary
+         * @description A CSV: UTF-8, a header row naming the columns, one row per portfolio
+         */
+        ImportCsv: Blob;
         ImportReport: {
             /** @description Portfolios this library did not have, made with their history */
             created: number;
@@ -1604,7 +1742,7 @@ export interface components {
             /** @description Milliseconds since the Unix epoch */
             modifiedTime: number;
             modifiedBy: string;
-            /** @description create, save, publish, unpublish, activate, deactivate, file, restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict */
+            /** @description create, save, publish, unpublish, activate, deactivate, file, reorder (drafting images), cover (a drafting image made the cover), describe (several files), restore (a revision), undelete (from the trash), migrate, sync (a replica’s change) or resolve-conflict */
             command: string;
             /** @description Top-level keys this revision changed */
             changedFields: string[];
@@ -4890,6 +5028,462 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CoverFile"] | components["schemas"]["ListFile"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`FILE_NOT_FOUND`: No such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND" | "FILE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    reorderDraftingProcess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FileOrderBody"];
+            };
+        };
+        responses: {
+            /** @description Reordered: the drafting images in order */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftingOrderAnswer"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    makeCover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new cover and the drafting images */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoverChoiceAnswer"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `PORTFOLIO_NOT_FOUND`: No such portfolio.<br>`FILE_NOT_FOUND`: No such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PORTFOLIO_NOT_FOUND" | "FILE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `REVISION_CONFLICT`: The portfolio was changed by someone else. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_FILE_TYPE`: This type of file is not accepted here.<br>`UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_FILE_TYPE" | "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    describeFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The revision the change expects, like "3"; 409 when the portfolio moved on */
+                "if-match"?: string;
+            };
+            path: {
+                portfolioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilesDescriptionBody"];
+            };
+        };
+        responses: {
+            /** @description Described: the files without data */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilesDescriptionAnswer"];
                 };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
@@ -10095,6 +10689,136 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "ARCHIVE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    importCsv: {
+        parameters: {
+            query?: {
+                /** @description true: report what each row would do and change nothing */
+                dryRun?: boolean;
+                /** @description JSON object {"<column header>":"<field>"}; without it, headers that name a field (its key or its label, any case) map to it */
+                mapping?: string;
+                /** @description What matches a row to a portfolio; default portfolioId when a column maps to it, memberBarcode,projectTitle otherwise */
+                key?: "portfolioId" | "memberBarcode,projectTitle";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "text/csv": components["schemas"]["ImportCsv"];
+                "application/octet-stream": components["schemas"]["ImportCsv"];
+            };
+        };
+        responses: {
+            /** @description What each row did (or would do) and the counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImportReport"];
+                };
+            };
+            /** @description `INVALID_CSV`: The file is not a CSV this app can import; nothing was imported.<br>`INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INVALID_CSV" | "INVALID_QUERY" | "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`FORBIDDEN_FIELD`: Only an admin may set this field.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "FORBIDDEN_FIELD" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `CSV_ROW_TOO_LARGE`: A row of the CSV is longer than an import takes; nothing was imported.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "CSV_ROW_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
