@@ -30,6 +30,7 @@ import syncRoutes from './routes/sync';
 import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
+import ingestRoutes from './routes/ingest';
 import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userRoutes);
   await app.register(portfolioRoutes);
   await app.register(fileUploadRoutes);
+  await app.register(ingestRoutes);
   await app.register(fileChangeRoutes);
   await app.register(fileDownloadRoutes);
   await app.register(revisionRoutes);

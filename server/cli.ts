@@ -16,6 +16,7 @@ import {
   backupRestoreCommand,
   backupVerifyCommand,
 } from './cli/backup';
+import { ingestCommand } from './cli/ingest';
 import { serveCommand } from './cli/serve';
 import { storageMigrateCommand } from './cli/storage';
 import { syncCommand } from './cli/sync';
@@ -37,6 +38,7 @@ const COMMANDS: Command[] = [
   syncCommand,
   exportCommand,
   importCommand,
+  ingestCommand,
   usersListCommand,
   usersResetPasswordCommand,
 ];

@@ -16,3 +16,4 @@ export * from './schemas/transfer';
 export * from './schemas/backup';
 export * from './csv-import';
 export * from './schemas/csv-import';
+export * from './schemas/ingest';

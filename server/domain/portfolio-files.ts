@@ -290,3 +290,32 @@ export function assertFileLists(record: PortfolioRecord, filesPerList: number): 
     seen.add(file.fileId);
   }
 }
+
+/** Does the record hold these bytes in this slot already (an ingest run again)? */
+export function holds(record: PortfolioRecord | null, slot: FileSlot, sha256: string): boolean {
+  if (!record) return false;
+  if (slot === 'cover') return record.cover?.sha256 === sha256;
+  return record[slot].some((file) => file.sha256 === sha256);
+}
+
+/**
+ * Adds the files of an ingest the record does not hold yet, as one change: a new cover replaces
+ * the old one, list files are appended in order. Answers the next record (untouched, the same
+ * object, when nothing was added), the files added and the cover replaced.
+ */
+export function withIngestedFiles(
+  record: PortfolioRecord,
+  files: ReadonlyArray<{ slot: FileSlot; file: StoredFile }>,
+  now: number,
+): { next: PortfolioRecord; added: StoredFile[]; replaced: StoredFile | null } {
+  let next = record;
+  const added: StoredFile[] = [];
+  for (const { slot, file } of files) {
+    if (holds(next, slot, file.sha256)) continue;
+    next = slot === 'cover' ? { ...next, cover: file } : { ...next, [slot]: [...next[slot], file] };
+    added.push(file);
+  }
+  if (added.length === 0) return { next: record, added, replaced: null };
+  const replaced = record.cover && next.cover !== record.cover ? record.cover : null;
+  return { next: touched(next, now), added, replaced };
+}

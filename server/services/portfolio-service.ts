@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ConditionalBodySchema,
   CreatePortfolioBodySchema,
+  IngestBodySchema,
   FileDescriptionBodySchema,
   FileOrderBodySchema,
   FilesDescriptionBodySchema,
@@ -10,6 +11,7 @@ import {
   UpdatePortfolioBodySchema,
   type Actor,
   type FileSlot,
+  type IngestResult,
   type PortfolioRecord,
   type StoredFile,
 } from '../../shared';
@@ -18,13 +20,17 @@ import {
   assertAccepted,
   assertFileLists,
   assertRoom,
+  fileFromBlob,
   filesOf,
   findFile,
+  holds,
   withAddedFile,
   withChangedFile,
   withCoverFromDrafting,
   withDescribedFiles,
   withReorderedDrafting,
+  withIngestedFiles,
+  type FileFacts,
 } from '../domain/portfolio-files';
 import {
   assertMayChange,
@@ -39,13 +45,16 @@ import {
   updatedPortfolio,
 } from '../domain/portfolio-rules';
 import { ApiError } from '../errors';
+import { DEFAULT_ORDER, listScope, type Cursor } from '../domain/list-query';
 import { KeyedSerialQueue } from '../lib/keyed-serial-queue';
-import type { Received } from '../media/receive-file';
+import { cleanFilename } from '../media/file-names';
+import { tooLarge, type Received } from '../media/receive-file';
 import {
   RevisionConflictError,
   type ChangeMeta,
   type ChangePage,
   type ImportedRevision,
+  type ListPage,
   type Page,
   type PortfolioRepository,
   type RevisionEntry,
@@ -69,6 +78,8 @@ export interface FileBlobs {
   collect(sha256s: string[]): void;
   /** Deletes a temp file that never became a blob. */
   discard(tempPath: string): Promise<void>;
+  /** Keeps blobs from removal until the release (an ingest names blobs already stored). */
+  hold?(sha256s: string[]): () => void;
 }
 
 /** A file received over HTTP into a temp file of the blob store, not adopted yet. */
@@ -88,7 +99,9 @@ export interface PortfolioServiceOptions {
   /** Signs the list's page tokens. */
   pageTokens: PageTokens;
   blobs: FileBlobs;
-  limits: Pick<LimitOptions, 'filesPerList'>;
+  limits: Pick<LimitOptions, 'filesPerList'> & Partial<Pick<LimitOptions, 'fileBytes'>>;
+  /** What the server reads from a stored blob's bytes (media/blob-facts.ts); needed by ingest. */
+  facts?: (sha256: string, clientName: string) => Promise<FileFacts>;
   now?: () => number;
 }
 
@@ -98,6 +111,7 @@ const validateDescription = bodyValidator(FileDescriptionBodySchema);
 const validateConditional = bodyValidator(ConditionalBodySchema);
 const validateOrder = bodyValidator(FileOrderBodySchema);
 const validateFilesDescription = bodyValidator(FilesDescriptionBodySchema);
+const validateIngest = bodyValidator(IngestBodySchema);
 
 /**
  * Unconditional changes re-read and retry when another change got in between the read and the
@@ -123,7 +137,8 @@ export interface Step {
 export class PortfolioService {
   private readonly repository: PortfolioRepository;
   private readonly blobs: FileBlobs;
-  private readonly limits: Pick<LimitOptions, 'filesPerList'>;
+  private readonly limits: PortfolioServiceOptions['limits'];
+  private readonly facts: PortfolioServiceOptions['facts'];
   private readonly now: () => number;
   /** Read, build and compare-and-set of one portfolio's changes, one at a time. */
   private readonly turns = new KeyedSerialQueue();
@@ -135,6 +150,7 @@ export class PortfolioService {
     this.listing = new PortfolioListing(options.repository, options.pageTokens);
     this.blobs = options.blobs;
     this.limits = options.limits;
+    this.facts = options.facts;
     this.now = options.now ?? Date.now;
   }
 
@@ -525,6 +541,145 @@ export class PortfolioService {
       cursor = page.next;
     } while (cursor !== null);
     return snapshots;
+  }
+
+  // ---- Folder ingest (DESIGN §16) ----
+
+  /**
+   * Finds the caller's live portfolio with this memberBarcode and projectTitle, or makes it, and
+   * attaches the named blobs it does not hold yet, all in one revision (a new portfolio holds
+   * them from revision 1). Each file is built from its blob's bytes (DESIGN §5). Running it again
+   * changes nothing, so an interrupted ingest can simply be run again. Ingests of one key take
+   * turns, so two at once cannot both make the portfolio.
+   */
+  async ingest(
+    user: Caller,
+    rawBody: unknown,
+  ): Promise<{ record: StoredPortfolio; result: IngestResult }> {
+    this.authorizeCreate(user);
+    const category = asObject(asObject(rawBody).portfolio).category;
+    if (typeof category === 'string') assertMayCreate(user, category);
+    const body = validateIngest(rawBody);
+    const fields = body.portfolio;
+    assertMayCreate(user, fields.category);
+    const key = `ingest:${fields.memberBarcode}\u0000${fields.projectTitle}`;
+    return this.turns.run(key, async () => {
+      const release = this.blobs.hold?.(body.files.map((file) => file.sha256));
+      try {
+        const found = await this.findIngested(user, fields.memberBarcode, fields.projectTitle);
+        const files = await this.ingestedFiles(found ?? null, body.files);
+        const kept = body.files.length - files.length;
+        if (!found) {
+          const empty = newPortfolio(fields, this.now());
+          const { next, added } = withIngestedFiles(empty, files, this.now());
+          assertFileLists(next, this.limits.filesPerList);
+          const record = await this.repository
+            .insert(
+              { ...next, revision: empty.revision, modifiedTime: empty.modifiedTime },
+              this.meta(user, 'create', changedFields(null, next)),
+            )
+            .catch(rethrow);
+          return { record, result: this.ingestResult(record, true, added.length, kept) };
+        }
+        let added = 0;
+        let replaced: StoredFile | null = null;
+        const record =
+          files.length === 0
+            ? found
+            : await this.change(user, found.portfolioId, undefined, (current) => {
+                const step = withIngestedFiles(current, files, this.now());
+                assertFileLists(step.next, this.limits.filesPerList);
+                added = step.added.length;
+                replaced = step.replaced;
+                return { next: step.next, command: 'file' };
+              });
+        if (replaced) this.blobs.collect([(replaced as StoredFile).sha256]);
+        return {
+          record,
+          result: this.ingestResult(record, false, added, kept + files.length - added),
+        };
+      } finally {
+        release?.();
+      }
+    });
+  }
+
+  private ingestResult(record: StoredPortfolio, created: boolean, added: number, kept: number) {
+    return { portfolioId: record.portfolioId, created, revision: record.revision, added, kept };
+  }
+
+  /** The live portfolio an ingest adds to: the caller may change it, same barcode and title. */
+  private async findIngested(
+    user: Caller,
+    memberBarcode: string,
+    projectTitle: string,
+  ): Promise<StoredPortfolio | undefined> {
+    let after: Cursor | null = null;
+    do {
+      const page: ListPage<'portfolioId' | 'projectTitle' | 'memberBarcode'> = await this.repository
+        .query({
+          ...listScope(DEFAULT_ORDER, new Map([['memberBarcode', [memberBarcode]]]), false),
+          after,
+          limit: 500,
+          fields: ['portfolioId', 'projectTitle', 'memberBarcode'],
+        })
+        .catch(rethrow);
+      for (const item of page.items) {
+        if (item.memberBarcode !== memberBarcode || item.projectTitle !== projectTitle) continue;
+        const record = await this.repository.get(item.portfolioId);
+        if (record && isVisibleTo(user, record)) {
+          assertMayChange(user, record);
+          return record;
+        }
+      }
+      after = page.next;
+    } while (after !== null);
+    return undefined;
+  }
+
+  /**
+   * The files of an ingest the portfolio does not hold yet (once each), built from their blobs'
+   * bytes: a blob the server lacks is a 404, a kind the slot refuses a 415.
+   */
+  private async ingestedFiles(
+    current: PortfolioRecord | null,
+    refs: ReadonlyArray<{
+      slot: FileSlot;
+      sha256: string;
+      originalFilename: string;
+      description?: string;
+    }>,
+  ): Promise<Array<{ slot: FileSlot; file: StoredFile }>> {
+    const facts = this.facts;
+    if (!facts) throw new Error('ingest needs the blob facts reader');
+    const seen = new Set<string>();
+    const files: Array<{ slot: FileSlot; file: StoredFile }> = [];
+    const now = this.now();
+    for (const ref of refs) {
+      const key = `${ref.slot}:${ref.sha256}`;
+      if (seen.has(key) || holds(current, ref.slot, ref.sha256)) continue;
+      seen.add(key);
+      const originalFilename = cleanFilename(ref.originalFilename);
+      const read = await facts(ref.sha256, originalFilename).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'BLOB_NOT_FOUND') {
+          throw new ApiError(
+            'BLOB_NOT_FOUND',
+            `The file "${originalFilename}" has not been sent yet; send its bytes first (PUT /api/v1/blobs/${ref.sha256}).`,
+          );
+        }
+        throw error;
+      });
+      const maxBytes = this.limits.fileBytes;
+      if (maxBytes !== undefined && read.size > maxBytes) throw tooLarge(maxBytes);
+      const ingested = {
+        fileId: randomUUID(),
+        sha256: ref.sha256,
+        originalFilename,
+        description: ref.description ?? '',
+      };
+      files.push({ slot: ref.slot, file: fileFromBlob(ref.slot, ingested, read, undefined, now) });
+    }
+    return files;
   }
 
   // ---- Import (DESIGN §11) ----

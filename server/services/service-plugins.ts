@@ -1,4 +1,4 @@
-import { stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -53,7 +53,9 @@ export const portfolioServicePlugin = fp(
           adopt: (tempPath, sha256, durable) => blobs.adopt(tempPath, sha256, durable),
           collect: (sha256s) => blobs.collect(sha256s),
           discard: (tempPath) => unlink(tempPath).catch(() => {}),
+          hold: (sha256s) => blobs.hold(sha256s),
         },
+        facts: (sha256, clientName) => app.blobFacts.of(sha256, clientName),
         limits: app.config.limits,
       }),
     );
@@ -72,11 +74,7 @@ export const syncServicePlugin = fp(
         portfolios: app.portfolioService,
         devices: app.deviceService,
         blobs: {
-          has: (sha256) =>
-            stat(blobs.pathOf(sha256)).then(
-              (found) => found.isFile(),
-              () => false,
-            ),
+          has: (sha256) => blobs.has(sha256),
           hold: (sha256s) => blobs.hold(sha256s),
         },
         facts: (sha256, clientName) => app.blobFacts.of(sha256, clientName),
@@ -100,11 +98,7 @@ export const transferServicePlugin = fp(
         sync: app.syncService,
         blobs: {
           tempDir: blobs.tempDir,
-          has: (sha256) =>
-            stat(blobs.pathOf(sha256)).then(
-              (found) => found.isFile(),
-              () => false,
-            ),
+          has: (sha256) => blobs.has(sha256),
           readStream: (sha256) => blobs.readStream(sha256),
           adopt: (path, sha256) => blobs.adopt(path, sha256, Promise.resolve()),
           collect: (sha256s) => blobs.collect(sha256s),

@@ -170,6 +170,14 @@ export class BlobStore implements BlobStorage {
     return { durable };
   }
 
+  /** Whether the blob is stored (a regular file in its place). */
+  async has(sha256: string): Promise<boolean> {
+    return stat(this.pathOf(sha256)).then(
+      (found) => found.isFile(),
+      () => false,
+    );
+  }
+
   /** The blob's size in bytes, or undefined when it is not stored. */
   async sizeOf(sha256: string): Promise<number | undefined> {
     return stat(this.pathOf(sha256)).then(

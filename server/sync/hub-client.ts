@@ -4,7 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
-import type { CreateHistory } from '../../shared';
+import type { CreateHistory, IngestBody, IngestResult } from '../../shared';
 import { BatchedFile } from '../media/batched-file';
 import { consume } from '../lib/consume';
 import { HubUploadsFull, ResyncNeeded, SyncError } from './sync-error';
@@ -170,20 +170,7 @@ export class HubClient {
     name: string,
     replicaId: string,
   ): Promise<Device> {
-    const signIn = await this.send('POST', '/api/v1/appauth', {
-      auth: false,
-      json: { username, password },
-    });
-    if (signIn.status === 401 || signIn.status === 429) {
-      throw new SyncError(
-        'HUB_SIGN_IN_FAILED',
-        signIn.status === 429
-          ? 'too many failed sign-ins on the hub; wait a few minutes and try again'
-          : 'wrong username or password on the hub',
-      );
-    }
-    await this.expectOk(signIn);
-    const { sessionId } = (await signIn.json()) as { sessionId: string };
+    const sessionId = await this.signIn(username, password);
     try {
       const created = await this.send('POST', '/api/v1/devices', {
         token: sessionId,
@@ -204,8 +191,57 @@ export class HubClient {
       await this.expectOk(created);
       return (await created.json()) as Device;
     } finally {
-      await this.send('DELETE', '/api/v1/appauth', { token: sessionId }).catch(() => undefined);
+      await this.signOut(sessionId);
     }
+  }
+
+  /** Signs in with a password; answers the session id (sign it out with `signOut`). */
+  async signIn(username: string, password: string): Promise<string> {
+    const signIn = await this.send('POST', '/api/v1/appauth', {
+      auth: false,
+      json: { username, password },
+    });
+    if (signIn.status === 401 || signIn.status === 429) {
+      throw new SyncError(
+        'HUB_SIGN_IN_FAILED',
+        signIn.status === 429
+          ? 'too many failed sign-ins on the hub; wait a few minutes and try again'
+          : 'wrong username or password on the hub',
+      );
+    }
+    await this.expectOk(signIn);
+    return ((await signIn.json()) as { sessionId: string }).sessionId;
+  }
+
+  /** Ends a session `signIn` made; a failure is of no consequence (it expires). */
+  async signOut(sessionId: string): Promise<void> {
+    await this.send('DELETE', '/api/v1/appauth', { token: sessionId }).catch(() => undefined);
+  }
+
+  /**
+   * Finds or makes a portfolio and attaches stored blobs to it (POST /api/v1/portfolio/ingest).
+   * A refusal (4xx) answers the server's words instead of throwing: the caller reports it and
+   * goes on with the next portfolio.
+   */
+  async ingest(
+    body: IngestBody,
+  ): Promise<{ ok: true; result: IngestResult } | { ok: false; status: number; message: string }> {
+    const response = await this.send('POST', '/api/v1/portfolio/ingest', {
+      json: body,
+      firstByteMs: WORK_ANSWER_TIMEOUT_MS,
+    });
+    if (response.ok) return { ok: true, result: (await response.json()) as IngestResult };
+    if (response.status >= 400 && response.status < 500 && response.status !== 401) {
+      const answer = (await response.json().catch(() => undefined)) as
+        { message?: string } | undefined;
+      return {
+        ok: false,
+        status: response.status,
+        message: answer?.message ?? `the server answered ${response.status}`,
+      };
+    }
+    await this.expectOk(response);
+    throw new Error('unreachable');
   }
 
   async changes(since: number, limit: number): Promise<FeedPage> {

@@ -207,6 +207,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/portfolio/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find or make a portfolio and attach stored blobs to it
+         * @description Finds the caller's live portfolio with the same memberBarcode and projectTitle, or creates it from `portfolio` (201), and attaches the files it does not hold yet (the same bytes in the same place count as held), all in one revision. Each file names a blob sent before (`POST /api/v1/blobs/missing`, `PUT /api/v1/blobs/{sha256}`): the server reads its type, size, checksum and pixel size from the bytes. Sent again, it changes nothing (200, `added` 0). A blob not sent: 404 BLOB_NOT_FOUND; a kind the place refuses: 415; a list beyond its limit: 413; nothing is changed then.
+         */
+        post: operations["ingestPortfolio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/portfolio/{portfolioId}/files/{fileId}": {
         parameters: {
             query?: never;
@@ -1378,6 +1398,43 @@ export interface components {
          * @description An export ZIP, as GET /api/v1/export?format=zip makes it
          */
         ImportZip: Blob;
+        IngestBody: {
+            /** @description The fields of a create. memberBarcode and projectTitle find the live portfolio to add to; the other fields are used only when it is made. */
+            portfolio: {
+                /** @description Letters, digits, ".", "-" and "_" */
+                memberBarcode: string;
+                category: string;
+                projectTitle: string;
+                projectDetail: string;
+                relativeCategory?: string[] | null;
+                aboutProject?: string | null;
+                projectLanuching?: string | null;
+                readyToBuy?: string | null;
+                occasion?: string[] | null;
+                generalTag?: string[] | null;
+                oboutProject?: string | null;
+                referenceStyling?: (string | string[]) | null;
+            };
+            files: {
+                /** @description cover, draftingProcess or additionalDocument */
+                slot: "cover" | "draftingProcess" | "additionalDocument";
+                /** @description Lower-case hex SHA-256 */
+                sha256: string;
+                originalFilename: string;
+                description?: string;
+            }[];
+        };
+        IngestResult: {
+            /** @description Letters, digits, "-" and "_"; at most 64 characters */
+            portfolioId: string;
+            /** @description The portfolio was made by this request */
+            created: boolean;
+            revision: number;
+            /** @description Files attached by this request */
+            added: number;
+            /** @description Files the portfolio already held (same bytes in the same place) */
+            kept: number;
+        };
         ListFile: {
             fileID: string;
             originalFilename: string;
@@ -4488,6 +4545,153 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code: "REVISION_CONFLICT";
+                    };
+                };
+            };
+            /** @description `TOO_MANY_FILES`: The file list is full.<br>`IMAGE_TOO_LARGE`: The image has too many pixels.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_FILE_TYPE`: This type of file is not accepted here.<br>`UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_FILE_TYPE" | "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    ingestPortfolio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestBody"];
+            };
+        };
+        responses: {
+            /** @description Found; the files it lacked are attached */
+            200: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Made, holding the files */
+            201: {
+                headers: {
+                    /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`CATEGORY_NOT_ALLOWED`: You may not edit portfolios of this category.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "CATEGORY_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `BLOB_NOT_FOUND`: The server has no blob with this SHA-256. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BLOB_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
                     };
                 };
             };
