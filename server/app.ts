@@ -30,6 +30,7 @@ import fileChangeRoutes from './routes/file-changes';
 import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
+import portfolioBulkRoutes from './routes/portfolio-bulk';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
   await app.register(userRoutes);
   await app.register(portfolioRoutes);
+  await app.register(portfolioBulkRoutes);
   await app.register(fileUploadRoutes);
   await app.register(fileChangeRoutes);
   await app.register(fileDownloadRoutes);

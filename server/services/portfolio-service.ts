@@ -5,11 +5,15 @@ import {
   FileDescriptionBodySchema,
   isStaff,
   isVisibleTo,
+  fieldKeysWith,
   UpdatePortfolioBodySchema,
   type Actor,
   type FileSlot,
   type PortfolioRecord,
   type StoredFile,
+  type BulkSet,
+  type Command,
+  type TagChanges,
 } from '../../shared';
 import type { LimitOptions } from '../config';
 import {
@@ -434,6 +438,61 @@ export class PortfolioService {
     return snapshots;
   }
 
+  // ---- Bulk (DESIGN §16) ----
+
+  /**
+   * One portfolio's part of a bulk edit, as one revision: `set`'s fields, the tags added and
+   * removed (against the lists as they are at the write), and a command — judged, validated and
+   * built exactly as a PUT of the same values would be. `expected` makes it conditional.
+   */
+  async bulkChange(
+    user: Caller,
+    portfolioId: string,
+    edit: BulkEdit,
+    expected?: number,
+  ): Promise<StoredPortfolio> {
+    const first = await this.authorizeChange(user, portfolioId);
+    assertMayChange(user, first, bulkBody(first, edit));
+    const condition = expected === undefined ? undefined : bodyRevision(expected);
+    return this.change(user, portfolioId, condition, (current) => {
+      const body = validateUpdate(bulkBody(current, edit));
+      assertMayChange(user, current, body);
+      return {
+        next: updatedPortfolio(current, body, this.now()),
+        command: body.command ?? 'save',
+      };
+    });
+  }
+
+  /**
+   * Undoes a change (a bulk edit's): the content and the published/active state of `revision`
+   * again, at a new revision, only while the portfolio is still at `at` (else 409, unchanged).
+   * Unlike a restore of history it brings the state back too: the change it undoes may have
+   * been a command.
+   */
+  async revert(
+    user: Caller,
+    portfolioId: string,
+    revision: number,
+    at: number,
+  ): Promise<StoredPortfolio> {
+    assertExpected(await this.authorizeChange(user, portfolioId), bodyRevision(at));
+    const old = (await this.revision(user, portfolioId, revision)).snapshot;
+    return this.change(user, portfolioId, bodyRevision(at), (current) => {
+      const next = {
+        ...restoredPortfolio(current, old, this.now()),
+        published: old.published,
+        active: old.active,
+      };
+      const stateChanged = next.published !== current.published || next.active !== current.active;
+      assertMayChange(user, current, {
+        ...restoredAdminParts(current, next),
+        ...(stateChanged && { command: 'publish' as const }),
+      });
+      return { next, command: 'restore' };
+    });
+  }
+
   // ---- Import (DESIGN §11) ----
 
   /**
@@ -522,6 +581,52 @@ export class PortfolioService {
 
 function assertStaff(user: Caller, message = 'This needs the editor or admin role.'): void {
   if (!isStaff(user)) throw new ApiError('FORBIDDEN', message);
+}
+
+/** A bulk edit's or an undo's expected revision, named like a body's `revision`. */
+function bodyRevision(revision: number): Expected {
+  return { revision, source: 'body.revision' };
+}
+
+/** What a bulk edit does to each portfolio (DESIGN §16). */
+export interface BulkEdit {
+  set?: BulkSet | undefined;
+  addTags?: TagChanges | undefined;
+  removeTags?: TagChanges | undefined;
+  command?: Command | undefined;
+}
+
+/** Required fields of a PUT (the field table's `required` rows): a bulk edit keeps their values. */
+const REQUIRED_KEYS = fieldKeysWith('required', true);
+
+/**
+ * The PUT body a bulk edit amounts to for `current`: its required fields as they are, `set`, each
+ * tag list with the added tags appended (once) and the removed ones taken out, and the command.
+ */
+function bulkBody(current: PortfolioRecord, edit: BulkEdit): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...Object.fromEntries(REQUIRED_KEYS.map((key) => [key, current[key]])),
+    ...edit.set,
+  };
+  const keys = new Set([
+    ...Object.keys(edit.addTags ?? {}),
+    ...Object.keys(edit.removeTags ?? {}),
+  ]) as Set<keyof TagChanges>;
+  for (const key of keys) {
+    const base = key in body ? tagsOf(body[key]) : current[key];
+    const removed = new Set(edit.removeTags?.[key] ?? []);
+    body[key] = [...new Set([...base, ...(edit.addTags?.[key] ?? [])])].filter(
+      (tag) => !removed.has(tag),
+    );
+  }
+  if (edit.command !== undefined) body.command = edit.command;
+  return body;
+}
+
+/** A tag list as a body may send it (referenceStyling also as one string; null clears). */
+function tagsOf(value: unknown): string[] {
+  if (value === null || value === undefined || value === '') return [];
+  return typeof value === 'string' ? [value] : (value as string[]);
 }
 
 function assertExpected(current: { revision: number }, expected: Expected | undefined): void {

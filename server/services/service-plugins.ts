@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { PartialUploads } from '../storage/partial-uploads';
 import { UploadLedger } from '../storage/upload-ledger';
 import { BlobService } from './blob-service';
+import { BulkService } from './bulk-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { SyncService } from './sync-service';
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every portfolio use case; the one write path (DESIGN §9). */
     portfolioService: PortfolioService;
+    /** Bulk edit of many portfolios and its undo (DESIGN §16). */
+    bulkService: BulkService;
     /** User management and the first admin. */
     userService: UserService;
     /** Device tokens of sync replicas (DESIGN §10). */
@@ -54,6 +57,7 @@ export const portfolioServicePlugin = fp(
         limits: app.config.limits,
       }),
     );
+    app.decorate('bulkService', new BulkService(app.portfolioService));
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
 );
