@@ -95,8 +95,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(closeUnreadBodies);
   await app.register(validation);
   await app.register(loopbackHost, { enabled: () => app.config.loopbackOnly });
+  // A list's upload may carry a whole list's files, each with its description (DESIGN §16); one
+  // file part more than that is left for the route to refuse in words.
+  const filesPerUpload = config.limits.filesPerList + 1;
   await app.register(multipart, {
-    limits: { fileSize: config.limits.fileBytes, files: 1, fields: 5, fieldSize: 100_000 },
+    limits: {
+      fileSize: config.limits.fileBytes,
+      files: filesPerUpload,
+      fields: filesPerUpload + 5,
+      fieldSize: 100_000,
+    },
   });
   await app.register(apiDocs, { version: packageJson.version });
 

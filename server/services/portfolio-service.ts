@@ -23,6 +23,7 @@ import {
   filesOf,
   findFile,
   withAddedFile,
+  withAddedFiles,
   withChangedFile,
 } from '../domain/portfolio-files';
 import {
@@ -277,44 +278,73 @@ export class PortfolioService {
     upload: Upload,
     condition: Condition = {},
   ): Promise<{ record: StoredPortfolio; file: StoredFile }> {
-    let release: (() => void) | undefined;
+    const { record, files } = await this.addFiles(user, portfolioId, slot, [upload], condition);
+    return { record, file: files[0]! };
+  }
+
+  /**
+   * Adds the files of one upload as one change, one revision (DESIGN §16: "7 files added"):
+   * each is inspected and its blob stored durably, then one record pointing to all of them is
+   * committed. One file refused refuses them all; the cover takes exactly one.
+   */
+  async addFiles(
+    user: Caller,
+    portfolioId: string,
+    slot: FileSlot,
+    uploads: Upload[],
+    condition: Condition = {},
+  ): Promise<{ record: StoredPortfolio; files: StoredFile[] }> {
+    const releases: Array<() => void> = [];
+    const adopted: string[] = [];
     let committed = false;
     try {
       const expected = expectedRevision({}, condition.ifMatch);
-      // The file is written; its inspection, the last of its hashing and its fsync may still be
-      // running. Adopting waits for the fsync.
-      const inspection = await upload.inspection;
-      assertAccepted(slot, inspection.kind, inspection.mimeType, inspection.extension);
-      const { md5, sha256 } = await upload.hashes;
-      release = await this.blobs.adopt(upload.tempPath, sha256, upload.durable);
-      const now = this.now();
-      const file: StoredFile = {
-        fileId: randomUUID(),
-        originalFilename: upload.originalFilename,
-        fullFileExtension: inspection.extension,
-        mimeType: inspection.mimeType,
-        description: upload.description,
-        createdTime: now,
-        modifiedTime: now,
-        md5Checksum: md5,
-        sha256,
-        size: upload.size,
-        dimention: inspection.dimention,
-      };
+      if (slot === 'cover' && uploads.length !== 1) throw oneCover();
+      const files: StoredFile[] = [];
+      for (const upload of uploads) {
+        // The file is written; its inspection, the last of its hashing and its fsync may still
+        // be running. Adopting waits for the fsync.
+        const inspection = await upload.inspection;
+        assertAccepted(slot, inspection.kind, inspection.mimeType, inspection.extension);
+        const { md5, sha256 } = await upload.hashes;
+        releases.push(await this.blobs.adopt(upload.tempPath, sha256, upload.durable));
+        adopted.push(upload.tempPath);
+        const now = this.now();
+        files.push({
+          fileId: randomUUID(),
+          originalFilename: upload.originalFilename,
+          fullFileExtension: inspection.extension,
+          mimeType: inspection.mimeType,
+          description: upload.description,
+          createdTime: now,
+          modifiedTime: now,
+          md5Checksum: md5,
+          sha256,
+          size: upload.size,
+          dimention: inspection.dimention,
+        });
+      }
       let replaced: StoredFile | null = null;
       const record = await this.change(user, portfolioId, expected, (current) => {
-        assertRoom(current, slot, this.limits.filesPerList);
-        const added = withAddedFile(current, slot, file, this.now());
+        assertRoom(current, slot, this.limits.filesPerList, files.length);
+        if (slot !== 'cover') {
+          return { next: withAddedFiles(current, slot, files, this.now()), command: 'file' };
+        }
+        const added = withAddedFile(current, slot, files[0]!, this.now());
         replaced = added.replaced;
         return { next: added.next, command: 'file' };
       });
       committed = true;
       if (replaced) this.blobs.collect([(replaced as StoredFile).sha256]);
-      return { record, file };
+      return { record, files };
     } finally {
-      release?.();
-      if (!release) await this.blobs.discard(upload.tempPath);
-      else if (!committed) this.blobs.collect([(await upload.hashes).sha256]);
+      for (const release of releases) release();
+      const left = uploads.filter((upload) => !adopted.includes(upload.tempPath));
+      await Promise.all(left.map((upload) => this.blobs.discard(upload.tempPath)));
+      if (!committed && adopted.length > 0) {
+        const kept = uploads.filter((upload) => adopted.includes(upload.tempPath));
+        this.blobs.collect(await Promise.all(kept.map(async (u) => (await u.hashes).sha256)));
+      }
     }
   }
 
@@ -648,6 +678,12 @@ function notFound(portfolioId: string): ApiError {
 
 function notInTrash(portfolioId: string): ApiError {
   return new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${portfolioId}" in the trash.`);
+}
+
+function oneCover(): ApiError {
+  return new ApiError('VALIDATION_FAILED', 'A portfolio has one cover: send one file.', [
+    { field: 'body.file', message: 'must be one file' },
+  ]);
 }
 
 function requireFile(record: PortfolioRecord, fileId: string) {

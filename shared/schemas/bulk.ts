@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { fieldKeysWith } from '../portfolio-fields';
 import { Identifier } from './common';
+import { ListFileSchema } from './file';
 import {
   COMMANDS,
   ListQuerySchema,
@@ -118,3 +119,17 @@ export type BulkSet = Static<typeof BulkSetSchema>;
 export type TagChanges = Static<typeof TagChangesSchema>;
 export type BulkResult = Static<typeof BulkResultSchema>;
 export type BulkAnswer = Static<typeof BulkAnswerSchema>;
+
+/** Several files added to a list in one upload: one revision (DESIGN §16). */
+export const FilesAddedSchema = Type.Object(
+  {
+    // The File object's fields, unnamed: answers that may be either a File object or this one
+    // must not name the same schema twice (a serializer would find two "ListFile"s).
+    files: Type.Array(Type.Object(ListFileSchema.properties), {
+      description: 'The files added (File objects without data), in the order sent',
+    }),
+    revision: Type.Integer({ minimum: 1, description: 'The one revision that added them' }),
+  },
+  { $id: 'FilesAdded' },
+);
+export type FilesAdded = Static<typeof FilesAddedSchema>;

@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`). A multipart body may carry several `file` parts, each optionally followed by its `description`: they are added as one change, one revision, and the answer is `{files, revision}`; one file refused refuses them all. One file answers the File object, as always.
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -238,7 +238,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`). A multipart body may carry several `file` parts, each optionally followed by its `description`: they are added as one change, one revision, and the answer is `{files, revision}`; one file refused refuses them all. One file answers the File object, as always.
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -1282,6 +1282,35 @@ export interface components {
         FileDescriptionBody: {
             description: string;
         };
+        FilesAdded: {
+            /** @description The files added (File objects without data), in the order sent */
+            files: {
+                fileID: string;
+                originalFilename: string;
+                /** @description Lower-case extension without the dot, from the sniffed type */
+                fullFileExtension: string;
+                /** @description Sniffed from the bytes, never taken from the client */
+                mimeType: string;
+                description: string;
+                /** @description Milliseconds since the Unix epoch */
+                createdTime: number;
+                /** @description Milliseconds since the Unix epoch */
+                modifiedTime: number;
+                /** @description Hex MD5 of the bytes */
+                md5Checksum: string;
+                /** @description Bytes */
+                size: number;
+                /** @description Base64 content; left out by upload answers and by field selection */
+                data?: string;
+                /** @description Pixel size after EXIF orientation; null for files that are not images */
+                dimention: {
+                    width: number;
+                    height: number;
+                } | null;
+            }[];
+            /** @description The one revision that added them */
+            revision: number;
+        };
         FileUploadBody: {
             /** @description Kept as its last path segment, at most 255 characters */
             originalFilename: string;
@@ -1371,9 +1400,10 @@ export interface components {
         MultipartFileUpload: {
             /**
              * Format: binary
-             * @description The file (exactly one part named "file")
+             * @description The file: one part named "file"; draftingProcess and additionalDocument take several, each optionally followed by its "description"
              */
             file: Blob;
+            /** @description The description of the file part before it (or, sent first, of the first file) */
             description?: string;
         };
         Mutation: {
@@ -4439,7 +4469,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Added: the File object without data */
+            /** @description Added: the File object without data; several files: `{files, revision}` */
             201: {
                 headers: {
                     /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
@@ -4447,7 +4477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListFile"];
+                    "application/json": components["schemas"]["ListFile"] | components["schemas"]["FilesAdded"];
                 };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
@@ -4597,7 +4627,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Added: the File object without data */
+            /** @description Added: the File object without data; several files: `{files, revision}` */
             201: {
                 headers: {
                     /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
@@ -4605,7 +4635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListFile"];
+                    "application/json": components["schemas"]["ListFile"] | components["schemas"]["FilesAdded"];
                 };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
