@@ -32,6 +32,7 @@ import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
 import ingestRoutes from './routes/ingest';
 import portfolioRoutes from './routes/portfolios';
+import portfolioBulkRoutes from './routes/portfolio-bulk';
 import revisionRoutes from './routes/revisions';
 import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
@@ -97,8 +98,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(closeUnreadBodies);
   await app.register(validation);
   await app.register(loopbackHost, { enabled: () => app.config.loopbackOnly });
+  // A list's upload may carry a whole list's files, each with its description (DESIGN §16); one
+  // file part more than that is left for the route to refuse in words.
+  const filesPerUpload = config.limits.filesPerList + 1;
   await app.register(multipart, {
-    limits: { fileSize: config.limits.fileBytes, files: 1, fields: 5, fieldSize: 100_000 },
+    limits: {
+      fileSize: config.limits.fileBytes,
+      files: filesPerUpload,
+      fields: filesPerUpload + 5,
+      fieldSize: 100_000,
+    },
   });
   await app.register(apiDocs, { version: packageJson.version });
 
@@ -130,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
   await app.register(userRoutes);
   await app.register(portfolioRoutes);
+  await app.register(portfolioBulkRoutes);
   await app.register(fileUploadRoutes);
   await app.register(ingestRoutes);
   await app.register(fileChangeRoutes);

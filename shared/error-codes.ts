@@ -56,6 +56,10 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: { statusCode: 404, message: 'No such file.' },
   DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
   CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
+  UNDO_NOT_FOUND: {
+    statusCode: 404,
+    message: 'This action can no longer be undone (it was undone already, or is over an hour old).',
+  },
   REVISION_NOT_FOUND: { statusCode: 404, message: 'No such revision of this portfolio is kept.' },
   BLOB_NOT_FOUND: { statusCode: 404, message: 'The server has no blob with this SHA-256.' },
   BLOB_HASH_MISMATCH: {
@@ -85,6 +89,10 @@ export const ERROR_CODES = {
   CSV_ROW_TOO_LARGE: {
     statusCode: 413,
     message: 'A row of the CSV is longer than an import takes; nothing was imported.',
+  },
+  BULK_TOO_MANY: {
+    statusCode: 413,
+    message: 'One bulk edit changes at most 1,000 portfolios; narrow the selection.',
   },
   PAYLOAD_TOO_LARGE: { statusCode: 413, message: 'The request is too large.' },
   TOO_MANY_FILES: { statusCode: 413, message: 'The file list is full.' },

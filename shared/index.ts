@@ -17,3 +17,4 @@ export * from './schemas/backup';
 export * from './csv-import';
 export * from './schemas/csv-import';
 export * from './schemas/ingest';
+export * from './schemas/bulk';

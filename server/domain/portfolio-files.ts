@@ -56,13 +56,27 @@ export function tooManyFiles(slot: FileSlot, count: number, limit: number): stri
   return `${LIST_NAMES[slot]} would hold ${count} files; at most ${limit} are allowed.`;
 }
 
-/** A list slot that is already full refuses another file before any byte is read. */
-export function assertRoom(record: PortfolioRecord, slot: FileSlot, filesPerList: number): void {
+/**
+ * A list slot that is already full refuses another file before any byte is read; one that has
+ * room for fewer than the `adding` files of one upload refuses them all.
+ */
+export function assertRoom(
+  record: PortfolioRecord,
+  slot: FileSlot,
+  filesPerList: number,
+  adding = 1,
+): void {
   if (slot === 'cover') return;
   if (record[slot].length >= filesPerList) {
     throw new ApiError(
       'TOO_MANY_FILES',
       `${LIST_NAMES[slot]} already holds ${record[slot].length} files, the most allowed; delete one to add another.`,
+    );
+  }
+  if (record[slot].length + adding > filesPerList) {
+    throw new ApiError(
+      'TOO_MANY_FILES',
+      tooManyFiles(slot, record[slot].length + adding, filesPerList),
     );
   }
 }
@@ -109,6 +123,16 @@ export function withAddedFile(
   if (slot === 'cover')
     return { next: touched({ ...record, cover: file }, now), replaced: record.cover };
   return { next: touched({ ...record, [slot]: [...record[slot], file] }, now), replaced: null };
+}
+
+/** Appends several files to a list as one change (one revision). */
+export function withAddedFiles(
+  record: PortfolioRecord,
+  slot: Exclude<FileSlot, 'cover'>,
+  files: StoredFile[],
+  now: number,
+): PortfolioRecord {
+  return touched({ ...record, [slot]: [...record[slot], ...files] }, now);
 }
 
 /** Applies `change` to the file `fileId`, or removes it when `change` returns null. */

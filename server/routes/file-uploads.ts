@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   CoverFileSchema,
+  FilesAddedSchema,
   FileUploadBodySchema,
   IfMatchHeadersSchema,
   ListFileSchema,
@@ -13,7 +14,7 @@ import { fileView } from '../domain/portfolio-view';
 import { acceptRawBodies, rawBodiesUnvalidated } from '../http/raw-body';
 import { errors, HEADERS, json } from '../openapi/responses';
 import { caller } from '../plugins/auth';
-import { receiveUpload } from './receive-upload';
+import { receiveUploads } from './receive-upload';
 import { authorizeBeforeBody, conditionOf, withRevision } from './route-support';
 
 type Params = { portfolioId: string };
@@ -24,9 +25,14 @@ const MULTIPART_UPLOAD_DOC = {
     file: {
       type: 'string',
       format: 'binary',
-      description: 'The file (exactly one part named "file")',
+      description:
+        'The file: one part named "file"; draftingProcess and additionalDocument take several, each optionally followed by its "description"',
     },
-    description: { type: 'string', maxLength: 1000 },
+    description: {
+      type: 'string',
+      maxLength: 1000,
+      description: 'The description of the file part before it (or, sent first, of the first file)',
+    },
   },
   required: ['file'],
 };
@@ -85,6 +91,14 @@ const SLOT_DESCRIPTION: Record<FileSlot, string> = {
   additionalDocument: 'Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images',
 };
 
+const SEVERAL_FILES =
+  'A multipart body may carry several `file` parts, each optionally followed by its `description`: ' +
+  'they are added as one change, one revision, and the answer is `{files, revision}`; one file refused ' +
+  'refuses them all. One file answers the File object, as always.';
+
+/** One file: the File object (as single-file clients expect); several: `{files, revision}`. */
+const AddedAnswerSchema = Type.Union([ListFileSchema, FilesAddedSchema]);
+
 /**
  * Uploads: the cover, and files appended to draftingProcess or additionalDocument (DESIGN §5).
  * Role, category and room in the list are checked before a byte of the body is read; a JSON
@@ -115,7 +129,7 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
       description:
         slot === 'cover'
           ? `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION.cover}`
-          : `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION[slot]}; at most ${limits.filesPerList} files. Answers the File object without data (key \`fileID\`).`,
+          : `${UPLOAD_DESCRIPTION} ${SLOT_DESCRIPTION[slot]}; at most ${limits.filesPerList} files. Answers the File object without data (key \`fileID\`). ${SEVERAL_FILES}`,
       consumes: ['multipart/form-data', 'application/json', 'application/octet-stream', '*/*'],
       params: PortfolioIdParamsSchema,
       headers: UploadHeadersSchema,
@@ -131,9 +145,9 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
       },
       response: {
         [status]: json(
-          slot === 'cover' ? CoverFileSchema : ListFileSchema,
+          slot === 'cover' ? CoverFileSchema : AddedAnswerSchema,
           status === 201
-            ? 'Added: the File object without data'
+            ? 'Added: the File object without data; several files: `{files, revision}`'
             : 'Set: the File object without data',
           { ETag: HEADERS.revisionEtag },
         ),
@@ -146,15 +160,18 @@ export default async function fileUploadRoutes(app: FastifyInstance) {
     slot: FileSlot,
     request: FastifyRequest<{ Params: Params; Body: FileUploadBody | undefined }>,
   ) {
-    const received = await receiveUpload(request, receiving);
-    const { record, file } = await service.addFile(
+    const maxFiles = slot === 'cover' ? 1 : limits.filesPerList;
+    const received = await receiveUploads(request, receiving, maxFiles);
+    const { record, files } = await service.addFiles(
       caller(request).user,
       request.params.portfolioId,
       slot,
       received,
       conditionOf(request),
     );
-    return { record, view: fileView(slot, file) };
+    const views = files.map((file) => fileView(slot, file));
+    const view = views.length === 1 ? views[0] : { files: views, revision: record.revision };
+    return { record, view };
   }
 
   app.put<{ Params: Params; Body: FileUploadBody | undefined }>(

@@ -6,7 +6,7 @@ import type { LimitOptions } from '../config';
 import { ApiError } from '../errors';
 import { declaredLength, filenameOf, rawBodyOf, readRawBody } from '../http/raw-body';
 import { cleanFilename } from '../media/file-names';
-import { receiveToFile, tooLarge, type Received } from '../media/receive-file';
+import { receiveToFile, tooLarge } from '../media/receive-file';
 import type { Upload } from '../services/portfolio-service';
 
 /** Multipart framing (boundaries, part headers, the description) on top of the file itself. */
@@ -27,10 +27,22 @@ export async function receiveUpload(
   request: FastifyRequest<{ Body: FileUploadBody | undefined }>,
   options: ReceiveOptions,
 ): Promise<Upload> {
-  if (request.isMultipart()) return receiveMultipart(request, options);
+  return (await receiveUploads(request, options, 1))[0]!;
+}
+
+/**
+ * The same for an upload that may carry several files (DESIGN §16): several `file` parts of a
+ * multipart body, at most `maxFiles`; a raw or JSON body is one file.
+ */
+export async function receiveUploads(
+  request: FastifyRequest<{ Body: FileUploadBody | undefined }>,
+  options: ReceiveOptions,
+  maxFiles: number,
+): Promise<Upload[]> {
+  if (request.isMultipart()) return receiveMultipart(request, options, maxFiles);
   const raw = rawBodyOf(request);
-  if (raw) return receiveRaw(request, raw, options);
-  if (request.body) return receiveJson(request.body, options);
+  if (raw) return [await receiveRaw(request, raw, options)];
+  if (request.body) return [await receiveJson(request.body, options)];
   throw new ApiError(
     'VALIDATION_FAILED',
     'Send the file as its own bytes (with Content-Disposition: attachment; filename="<name>"), ' +
@@ -68,21 +80,35 @@ async function receiveRaw(
   }
 }
 
-async function receiveMultipart(request: FastifyRequest, options: ReceiveOptions): Promise<Upload> {
+/**
+ * Every `file` part of a multipart body, each into a temp file of its own. A `description` part
+ * belongs to the file part before it; one before any file, to the first (as single-file clients
+ * send it). More than `maxFiles` file parts is 413 at the first one too many.
+ */
+async function receiveMultipart(
+  request: FastifyRequest,
+  options: ReceiveOptions,
+  maxFiles: number,
+): Promise<Upload[]> {
   const { limits } = options;
   const length = Number(request.headers['content-length'] ?? 0);
-  if (length > limits.fileBytes + MULTIPART_OVERHEAD_BYTES) throw tooLarge(limits.fileBytes);
-  let file: { tempPath: string; originalFilename: string; received: Received } | undefined;
+  if (length > limits.fileBytes * maxFiles + MULTIPART_OVERHEAD_BYTES)
+    throw tooLarge(limits.fileBytes);
+  const uploads: Upload[] = [];
+  let leadingDescription: string | undefined;
   let tempPath: string | undefined;
-  let description = '';
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         if (part.fieldname !== 'description') throw unknownField(part.fieldname);
-        description = checkedDescription(String(part.value), part.valueTruncated);
+        const description = checkedDescription(String(part.value), part.valueTruncated);
+        const last = uploads.at(-1);
+        if (last) last.description = description;
+        else leadingDescription = description;
         continue;
       }
       if (part.fieldname !== 'file') throw unknownField(part.fieldname);
+      if (uploads.length === maxFiles) throw tooManyParts(maxFiles);
       tempPath = options.tempPath();
       const originalFilename = cleanFilename(unescapeFormName(part.filename));
       const received = await receiveToFile(part.file, tempPath, {
@@ -92,23 +118,31 @@ async function receiveMultipart(request: FastifyRequest, options: ReceiveOptions
       });
       // busboy stops at the limit and marks the stream truncated instead of failing it.
       if (part.file.truncated) throw tooLarge(limits.fileBytes);
-      file = { tempPath, originalFilename, received };
+      uploads.push({ ...received, tempPath, originalFilename, description: '' });
+      tempPath = undefined;
     }
   } catch (error) {
-    if (tempPath) await unlink(tempPath).catch(() => {});
+    const temps = [...uploads.map((upload) => upload.tempPath), ...(tempPath ? [tempPath] : [])];
+    await Promise.all(temps.map((path) => unlink(path).catch(() => {})));
     throw error;
   }
-  if (!file) {
+  if (uploads.length === 0) {
     throw new ApiError('VALIDATION_FAILED', 'The multipart body has no `file` part.', [
       { field: 'body.file', message: 'is required' },
     ]);
   }
-  return {
-    ...file.received,
-    tempPath: file.tempPath,
-    originalFilename: file.originalFilename,
-    description,
-  };
+  if (leadingDescription !== undefined && uploads[0]!.description === '')
+    uploads[0]!.description = leadingDescription;
+  return uploads;
+}
+
+function tooManyParts(maxFiles: number): ApiError {
+  return new ApiError(
+    'TOO_MANY_FILES',
+    maxFiles === 1
+      ? 'Send one file here.'
+      : `Send at most ${maxFiles} files at once; a list holds no more.`,
+  );
 }
 
 async function receiveJson(body: FileUploadBody, options: ReceiveOptions): Promise<Upload> {

@@ -144,6 +144,25 @@ export class PortfolioListing {
     return facetAnswer(keys, counts);
   }
 
+  /**
+   * The ids of the first `limit` portfolios `caller` sees that `query` (its filter and q)
+   * matches, in the list's default order, and how many match in all: a bulk edit's selection.
+   */
+  async matchingIds(
+    caller: Actor,
+    query: Pick<ListQuery, 'filter' | 'q'>,
+    limit: number,
+  ): Promise<{ ids: string[]; total: number }> {
+    const scope = this.scope(query, caller.role);
+    const page = await this.repository.query({
+      ...scope,
+      after: null,
+      limit,
+      fields: ['portfolioId'],
+    });
+    return { ids: page.items.map((item) => item.portfolioId), total: page.total };
+  }
+
   private scope(query: Pick<ListQuery, 'orderBy' | 'filter' | 'q'>, role: Role): ListScope {
     const key = JSON.stringify([role, query.orderBy, query.filter, query.q]);
     let scope = this.scopes.use(key);

@@ -8,12 +8,16 @@ import {
   FilesDescriptionBodySchema,
   isStaff,
   isVisibleTo,
+  fieldKeysWith,
   UpdatePortfolioBodySchema,
   type Actor,
   type FileSlot,
   type IngestResult,
   type PortfolioRecord,
   type StoredFile,
+  type BulkSet,
+  type Command,
+  type TagChanges,
 } from '../../shared';
 import type { LimitOptions } from '../config';
 import {
@@ -25,6 +29,7 @@ import {
   findFile,
   holds,
   withAddedFile,
+  withAddedFiles,
   withChangedFile,
   withCoverFromDrafting,
   withDescribedFiles,
@@ -321,44 +326,73 @@ export class PortfolioService {
     upload: Upload,
     condition: Condition = {},
   ): Promise<{ record: StoredPortfolio; file: StoredFile }> {
-    let release: (() => void) | undefined;
+    const { record, files } = await this.addFiles(user, portfolioId, slot, [upload], condition);
+    return { record, file: files[0]! };
+  }
+
+  /**
+   * Adds the files of one upload as one change, one revision (DESIGN §16: "7 files added"):
+   * each is inspected and its blob stored durably, then one record pointing to all of them is
+   * committed. One file refused refuses them all; the cover takes exactly one.
+   */
+  async addFiles(
+    user: Caller,
+    portfolioId: string,
+    slot: FileSlot,
+    uploads: Upload[],
+    condition: Condition = {},
+  ): Promise<{ record: StoredPortfolio; files: StoredFile[] }> {
+    const releases: Array<() => void> = [];
+    const adopted: string[] = [];
     let committed = false;
     try {
       const expected = expectedRevision({}, condition.ifMatch);
-      // The file is written; its inspection, the last of its hashing and its fsync may still be
-      // running. Adopting waits for the fsync.
-      const inspection = await upload.inspection;
-      assertAccepted(slot, inspection.kind, inspection.mimeType, inspection.extension);
-      const { md5, sha256 } = await upload.hashes;
-      release = await this.blobs.adopt(upload.tempPath, sha256, upload.durable);
-      const now = this.now();
-      const file: StoredFile = {
-        fileId: randomUUID(),
-        originalFilename: upload.originalFilename,
-        fullFileExtension: inspection.extension,
-        mimeType: inspection.mimeType,
-        description: upload.description,
-        createdTime: now,
-        modifiedTime: now,
-        md5Checksum: md5,
-        sha256,
-        size: upload.size,
-        dimention: inspection.dimention,
-      };
+      if (slot === 'cover' && uploads.length !== 1) throw oneCover();
+      const files: StoredFile[] = [];
+      for (const upload of uploads) {
+        // The file is written; its inspection, the last of its hashing and its fsync may still
+        // be running. Adopting waits for the fsync.
+        const inspection = await upload.inspection;
+        assertAccepted(slot, inspection.kind, inspection.mimeType, inspection.extension);
+        const { md5, sha256 } = await upload.hashes;
+        releases.push(await this.blobs.adopt(upload.tempPath, sha256, upload.durable));
+        adopted.push(upload.tempPath);
+        const now = this.now();
+        files.push({
+          fileId: randomUUID(),
+          originalFilename: upload.originalFilename,
+          fullFileExtension: inspection.extension,
+          mimeType: inspection.mimeType,
+          description: upload.description,
+          createdTime: now,
+          modifiedTime: now,
+          md5Checksum: md5,
+          sha256,
+          size: upload.size,
+          dimention: inspection.dimention,
+        });
+      }
       let replaced: StoredFile | null = null;
       const record = await this.change(user, portfolioId, expected, (current) => {
-        assertRoom(current, slot, this.limits.filesPerList);
-        const added = withAddedFile(current, slot, file, this.now());
+        assertRoom(current, slot, this.limits.filesPerList, files.length);
+        if (slot !== 'cover') {
+          return { next: withAddedFiles(current, slot, files, this.now()), command: 'file' };
+        }
+        const added = withAddedFile(current, slot, files[0]!, this.now());
         replaced = added.replaced;
         return { next: added.next, command: 'file' };
       });
       committed = true;
       if (replaced) this.blobs.collect([(replaced as StoredFile).sha256]);
-      return { record, file };
+      return { record, files };
     } finally {
-      release?.();
-      if (!release) await this.blobs.discard(upload.tempPath);
-      else if (!committed) this.blobs.collect([(await upload.hashes).sha256]);
+      for (const release of releases) release();
+      const left = uploads.filter((upload) => !adopted.includes(upload.tempPath));
+      await Promise.all(left.map((upload) => this.blobs.discard(upload.tempPath)));
+      if (!committed && adopted.length > 0) {
+        const kept = uploads.filter((upload) => adopted.includes(upload.tempPath));
+        this.blobs.collect(await Promise.all(kept.map(async (u) => (await u.hashes).sha256)));
+      }
     }
   }
 
@@ -682,6 +716,61 @@ export class PortfolioService {
     return files;
   }
 
+  // ---- Bulk (DESIGN §16) ----
+
+  /**
+   * One portfolio's part of a bulk edit, as one revision: `set`'s fields, the tags added and
+   * removed (against the lists as they are at the write), and a command — judged, validated and
+   * built exactly as a PUT of the same values would be. `expected` makes it conditional.
+   */
+  async bulkChange(
+    user: Caller,
+    portfolioId: string,
+    edit: BulkEdit,
+    expected?: number,
+  ): Promise<StoredPortfolio> {
+    const first = await this.authorizeChange(user, portfolioId);
+    assertMayChange(user, first, bulkBody(first, edit));
+    const condition = expected === undefined ? undefined : bodyRevision(expected);
+    return this.change(user, portfolioId, condition, (current) => {
+      const body = validateUpdate(bulkBody(current, edit));
+      assertMayChange(user, current, body);
+      return {
+        next: updatedPortfolio(current, body, this.now()),
+        command: body.command ?? 'save',
+      };
+    });
+  }
+
+  /**
+   * Undoes a change (a bulk edit's): the content and the published/active state of `revision`
+   * again, at a new revision, only while the portfolio is still at `at` (else 409, unchanged).
+   * Unlike a restore of history it brings the state back too: the change it undoes may have
+   * been a command.
+   */
+  async revert(
+    user: Caller,
+    portfolioId: string,
+    revision: number,
+    at: number,
+  ): Promise<StoredPortfolio> {
+    assertExpected(await this.authorizeChange(user, portfolioId), bodyRevision(at));
+    const old = (await this.revision(user, portfolioId, revision)).snapshot;
+    return this.change(user, portfolioId, bodyRevision(at), (current) => {
+      const next = {
+        ...restoredPortfolio(current, old, this.now()),
+        published: old.published,
+        active: old.active,
+      };
+      const stateChanged = next.published !== current.published || next.active !== current.active;
+      assertMayChange(user, current, {
+        ...restoredAdminParts(current, next),
+        ...(stateChanged && { command: 'publish' as const }),
+      });
+      return { next, command: 'restore' };
+    });
+  }
+
   // ---- Import (DESIGN §11) ----
 
   /**
@@ -772,6 +861,52 @@ function assertStaff(user: Caller, message = 'This needs the editor or admin rol
   if (!isStaff(user)) throw new ApiError('FORBIDDEN', message);
 }
 
+/** A bulk edit's or an undo's expected revision, named like a body's `revision`. */
+function bodyRevision(revision: number): Expected {
+  return { revision, source: 'body.revision' };
+}
+
+/** What a bulk edit does to each portfolio (DESIGN §16). */
+export interface BulkEdit {
+  set?: BulkSet | undefined;
+  addTags?: TagChanges | undefined;
+  removeTags?: TagChanges | undefined;
+  command?: Command | undefined;
+}
+
+/** Required fields of a PUT (the field table's `required` rows): a bulk edit keeps their values. */
+const REQUIRED_KEYS = fieldKeysWith('required', true);
+
+/**
+ * The PUT body a bulk edit amounts to for `current`: its required fields as they are, `set`, each
+ * tag list with the added tags appended (once) and the removed ones taken out, and the command.
+ */
+function bulkBody(current: PortfolioRecord, edit: BulkEdit): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...Object.fromEntries(REQUIRED_KEYS.map((key) => [key, current[key]])),
+    ...edit.set,
+  };
+  const keys = new Set([
+    ...Object.keys(edit.addTags ?? {}),
+    ...Object.keys(edit.removeTags ?? {}),
+  ]) as Set<keyof TagChanges>;
+  for (const key of keys) {
+    const base = key in body ? tagsOf(body[key]) : current[key];
+    const removed = new Set(edit.removeTags?.[key] ?? []);
+    body[key] = [...new Set([...base, ...(edit.addTags?.[key] ?? [])])].filter(
+      (tag) => !removed.has(tag),
+    );
+  }
+  if (edit.command !== undefined) body.command = edit.command;
+  return body;
+}
+
+/** A tag list as a body may send it (referenceStyling also as one string; null clears). */
+function tagsOf(value: unknown): string[] {
+  if (value === null || value === undefined || value === '') return [];
+  return typeof value === 'string' ? [value] : (value as string[]);
+}
+
 function assertExpected(current: { revision: number }, expected: Expected | undefined): void {
   if (expected !== undefined && expected.revision !== current.revision)
     throw revisionConflict(current.revision, expected.revision, expected.source);
@@ -791,6 +926,12 @@ function notFound(portfolioId: string): ApiError {
 
 function notInTrash(portfolioId: string): ApiError {
   return new ApiError('PORTFOLIO_NOT_FOUND', `No portfolio "${portfolioId}" in the trash.`);
+}
+
+function oneCover(): ApiError {
+  return new ApiError('VALIDATION_FAILED', 'A portfolio has one cover: send one file.', [
+    { field: 'body.file', message: 'must be one file' },
+  ]);
 }
 
 function requireFile(record: PortfolioRecord, fileId: string) {

@@ -6,6 +6,7 @@ import { PartialUploads } from '../storage/partial-uploads';
 import { UploadLedger } from '../storage/upload-ledger';
 import { BlobService } from './blob-service';
 import { CsvImportService } from './csv-import-service';
+import { BulkService } from './bulk-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
 import { SyncService } from './sync-service';
@@ -16,6 +17,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every portfolio use case; the one write path (DESIGN §9). */
     portfolioService: PortfolioService;
+    /** Bulk edit of many portfolios and its undo (DESIGN §16). */
+    bulkService: BulkService;
     /** User management and the first admin. */
     userService: UserService;
     /** Device tokens of sync replicas (DESIGN §10). */
@@ -59,6 +62,7 @@ export const portfolioServicePlugin = fp(
         limits: app.config.limits,
       }),
     );
+    app.decorate('bulkService', new BulkService(app.portfolioService));
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
 );

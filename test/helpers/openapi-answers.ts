@@ -24,10 +24,14 @@ export class OpenApiAnswers {
 
   constructor(private readonly document: Document) {
     this.ajv.addSchema({ $id: DOCUMENT_ID, components: document.components ?? {} });
-    this.routes = Object.keys(document.paths).map((path) => ({
-      path,
-      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    // Fewer parameters first: a static path (/portfolio/bulk) wins over a template
+    // (/portfolio/{portfolioId}), as it does in the router.
+    this.routes = Object.keys(document.paths)
+      .sort((a, b) => parameters(a) - parameters(b))
+      .map((path) => ({
+        path,
+        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }));
   }
 
   /** Throws an error that says what differs, when the answer is not one the document allows. */
@@ -83,4 +87,8 @@ function anchored(node: unknown): unknown {
         : anchored(value),
     ]),
   );
+}
+
+function parameters(path: string): number {
+  return path.split('{').length - 1;
 }

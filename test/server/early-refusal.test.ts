@@ -188,10 +188,11 @@ describe('early refusals close their connection', () => {
 
   it('a multipart upload too large by its Content-Length, before a byte of it is read', async () => {
     const connection = await open();
+    // A list's upload may carry a whole list of files (20 of at most 50 MB each, DESIGN §16).
     await connection.write(
       requestHead('POST', `/api/v1/portfolio/${portfolioId}/draftingProcess`, {
         'Content-Type': 'multipart/form-data; boundary=x',
-        'Content-Length': String(60 * MB),
+        'Content-Length': String(1100 * MB),
       }),
     );
     const answer = await connection.answer();

@@ -147,6 +147,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/portfolio/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change many portfolios in one action
+         * @description Selects portfolios by `ids` (at most 1000) or by `filter` and `q` as the list does (a selection of more than 1000: 413 BULK_TOO_MANY, nothing changed), then changes each through the same rules as its own PUT, as one revision: `set` fields, `addTags`/`removeTags`, a `command` (or `trash`/`restore` alone). Each result says 200 (with the new revision) or why that portfolio was left unchanged (400, 403, 404, 409 with code and message). `undoToken` undoes the whole action.
+         */
+        post: operations["bulkEditPortfolios"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio/bulk/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a bulk edit
+         * @description Brings each portfolio the action changed back to its revision before it (content and state; a trashed one back from the trash), as a new revision; one changed since is left as it is (409 in its result). A token works once, for its user, for an hour, and not after a restart of the server (404 UNDO_NOT_FOUND). The answer carries a token that undoes the undo.
+         */
+        post: operations["undoBulkEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/portfolio/{portfolioId}/cover": {
         parameters: {
             query?: never;
@@ -178,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to draftingProcess
-         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts images and PDF; at most 20 files. Answers the File object without data (key `fileID`). A multipart body may carry several `file` parts, each optionally followed by its `description`: they are added as one change, one revision, and the answer is `{files, revision}`; one file refused refuses them all. One file answers the File object, as always.
          */
         post: operations["addDraftingProcessFile"];
         delete?: never;
@@ -198,7 +238,7 @@ export interface paths {
         put?: never;
         /**
          * Append a file to additionalDocument
-         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`).
+         * @description Send the file's own bytes as the body (any Content-Type but JSON and multipart, with `Content-Disposition: attachment; filename="<name>"`; the cheapest way), multipart/form-data with the field `file` (and optionally `description`), or JSON `{originalFilename, description, data}` with base64 `data`. The type is sniffed from the bytes. Counts as an update of the portfolio (revision + 1; same role and allowEdit rules; `If-Match: "<revision>"` makes it conditional). Over the file, pixel or list limit: 413, and nothing changes; a type the slot does not accept: 415. Accepts PDF, Office/OpenDocument, RTF, text, CSV, zip and images; at most 20 files. Answers the File object without data (key `fileID`). A multipart body may carry several `file` parts, each optionally followed by its `description`: they are added as one change, one revision, and the answer is `{files, revision}`; one file refused refuses them all. One file answers the File object, as always.
          */
         post: operations["addAdditionalDocument"];
         delete?: never;
@@ -982,6 +1022,71 @@ export interface components {
             /** @description Bytes kept so far (202: the upload is partial) */
             offset?: number;
         };
+        BulkAnswer: {
+            results: components["schemas"]["BulkResult"][];
+            /** @description Undoes every change of this action (POST /api/v1/portfolio/bulk/undo) for an hour, once; null when nothing changed */
+            undoToken: string | null;
+        };
+        BulkEditBody: {
+            /** @description The portfolios to change (at most 1000); or use filter/q */
+            ids?: string[];
+            /** @description Select like the list's filter (what the caller sees); not with ids */
+            filter?: string;
+            /** @description Select like the list's full-text search; not with ids */
+            q?: string;
+            set?: components["schemas"]["BulkSet"];
+            addTags?: {
+                relativeCategory?: string[];
+                occasion?: string[];
+                referenceStyling?: string[];
+                generalTag?: string[];
+                certificateByOrg?: string[];
+            };
+            removeTags?: {
+                relativeCategory?: string[];
+                occasion?: string[];
+                referenceStyling?: string[];
+                generalTag?: string[];
+                certificateByOrg?: string[];
+            };
+            /** @description publish, unpublish, activate, deactivate (admin only), trash (move to the trash) or restore (bring back from it) */
+            command?: "publish" | "unpublish" | "activate" | "deactivate" | "trash" | "restore";
+            /** @description portfolioId → the revision the change expects; a stale one is a 409 for that portfolio */
+            expected?: {
+                [key: string]: number;
+            };
+        };
+        BulkResult: {
+            portfolioId: string;
+            /** @description 200 changed; otherwise this portfolio is unchanged, and code/message say why */
+            status: 200 | 400 | 403 | 404 | 409;
+            /** @description The revision it is at now (200 only) */
+            revision?: number;
+            /** @description The error code, as a request of its own would answer */
+            code?: string;
+            message?: string;
+        };
+        BulkSet: {
+            /** @description Letters, digits, ".", "-" and "_" */
+            memberBarcode?: string;
+            category?: string;
+            projectTitle?: string;
+            projectDetail?: string;
+            relativeCategory?: string[] | null;
+            aboutProject?: string | null;
+            projectLanuching?: string | null;
+            readyToBuy?: string | null;
+            occasion?: string[] | null;
+            generalTag?: string[] | null;
+            oboutProject?: string | null;
+            referenceStyling?: (string | string[]) | null;
+            certificateByOrg?: string[] | null;
+            certificateDesc?: string | null;
+            staffPick?: boolean;
+        };
+        BulkUndoBody: {
+            undoToken: string;
+        };
         Change: {
             seq: number;
             portfolioId: string;
@@ -1218,7 +1323,7 @@ export interface components {
             statusCode: number;
             /** @description HTTP reason phrase */
             error: string;
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "INVALID_CSV" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "ARCHIVE_TOO_LARGE" | "CSV_ROW_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL" | "BACKUP_RUNNING" | "BACKUP_FAILED" | "BACKUP_NOT_FOUND";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_QUERY" | "INVALID_PAGE_TOKEN" | "INVALID_ARCHIVE" | "ARCHIVE_HASH_MISMATCH" | "ARCHIVE_FORMAT_TOO_NEW" | "INVALID_CSV" | "UNAUTHORIZED" | "SESSION_EXPIRED" | "INVALID_CREDENTIALS" | "DEVICE_REVOKED" | "FORBIDDEN" | "DEVICE_TOKEN_NOT_ALLOWED" | "FORBIDDEN_FIELD" | "CATEGORY_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED" | "HOST_NOT_ALLOWED" | "ROUTE_NOT_FOUND" | "PORTFOLIO_NOT_FOUND" | "USER_NOT_FOUND" | "FILE_NOT_FOUND" | "DEVICE_NOT_FOUND" | "CONFLICT_NOT_FOUND" | "UNDO_NOT_FOUND" | "REVISION_NOT_FOUND" | "BLOB_NOT_FOUND" | "BLOB_HASH_MISMATCH" | "UPLOAD_OFFSET_MISMATCH" | "ID_TAKEN" | "USERNAME_TAKEN" | "REVISION_CONFLICT" | "REPLICA_ID_TAKEN" | "LAST_ADMIN" | "RESYNC_REQUIRED" | "ARCHIVE_TOO_LARGE" | "CSV_ROW_TOO_LARGE" | "BULK_TOO_MANY" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_FILES" | "IMAGE_TOO_LARGE" | "UPLOAD_QUOTA_EXCEEDED" | "RESPONSE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "REQUEST_TIMEOUT" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_ATTEMPTS" | "RATE_LIMITED" | "STORAGE_FAILURE" | "INTERNAL" | "DATABASE_UNAVAILABLE" | "HUB_UNREACHABLE" | "HUB_NOT_PORTFOLIO" | "HUB_TOO_OLD" | "HUB_SIGN_IN_FAILED" | "HUB_ERROR" | "SYNC_DEVICE_REVOKED" | "SYNC_REPLICA_ID_TAKEN" | "SYNC_NOT_CONFIGURED" | "SYNC_UNAVAILABLE" | "DISK_FULL" | "UPLOAD_SPACE_FULL" | "BACKUP_RUNNING" | "BACKUP_FAILED" | "BACKUP_NOT_FOUND";
             message: string;
             details: components["schemas"]["ErrorDetail"][];
         };
@@ -1354,6 +1459,35 @@ export interface components {
         FileOrderBody: {
             /** @description Every drafting-process file id, each exactly once, in the new order */
             fileIds: string[];
+        };
+        FilesAdded: {
+            /** @description The files added (File objects without data), in the order sent */
+            files: {
+                fileID: string;
+                originalFilename: string;
+                /** @description Lower-case extension without the dot, from the sniffed type */
+                fullFileExtension: string;
+                /** @description Sniffed from the bytes, never taken from the client */
+                mimeType: string;
+                description: string;
+                /** @description Milliseconds since the Unix epoch */
+                createdTime: number;
+                /** @description Milliseconds since the Unix epoch */
+                modifiedTime: number;
+                /** @description Hex MD5 of the bytes */
+                md5Checksum: string;
+                /** @description Bytes */
+                size: number;
+                /** @description Base64 content; left out by upload answers and by field selection */
+                data?: string;
+                /** @description Pixel size after EXIF orientation; null for files that are not images */
+                dimention: {
+                    width: number;
+                    height: number;
+                } | null;
+            }[];
+            /** @description The one revision that added them */
+            revision: number;
         };
         FilesDescriptionAnswer: {
             files: (components["schemas"]["CoverFile"] | components["schemas"]["ListFile"])[];
@@ -1495,9 +1629,10 @@ export interface components {
         MultipartFileUpload: {
             /**
              * Format: binary
-             * @description The file (exactly one part named "file")
+             * @description The file: one part named "file"; draftingProcess and additionalDocument take several, each optionally followed by its "description"
              */
             file: Blob;
+            /** @description The description of the file part before it (or, sent first, of the first file) */
             description?: string;
         };
         Mutation: {
@@ -4126,6 +4261,262 @@ export interface operations {
             };
         };
     };
+    bulkEditPortfolios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["BulkEditBody"];
+            };
+        };
+        responses: {
+            /** @description One result per portfolio, in the order selected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAnswer"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `BULK_TOO_MANY`: One bulk edit changes at most 1,000 portfolios; narrow the selection.<br>`PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "BULK_TOO_MANY" | "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    undoBulkEdit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkUndoBody"];
+            };
+        };
+        responses: {
+            /** @description One result per portfolio the action changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAnswer"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: A valid session is required.<br>`SESSION_EXPIRED`: The session has expired; sign in again.<br>`DEVICE_REVOKED`: This device was signed out of the hub; sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED" | "SESSION_EXPIRED" | "DEVICE_REVOKED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: Your role does not allow this action.<br>`HOST_NOT_ALLOWED`: This server only answers requests for a loopback host name.<br>`DEVICE_TOKEN_NOT_ALLOWED`: A device token is only for sync; sign in with a password to do this.<br>`CLIENT_HEADER_REQUIRED`: A change made with the sign-in cookie must come from the app itself (it sends the X-Portfolio-Client header). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "FORBIDDEN" | "HOST_NOT_ALLOWED" | "DEVICE_TOKEN_NOT_ALLOWED" | "CLIENT_HEADER_REQUIRED";
+                    };
+                };
+            };
+            /** @description `UNDO_NOT_FOUND`: This action can no longer be undone (it was undone already, or is over an hour old). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNDO_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request took too long to arrive; send it again. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request content type is not supported. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `INTERNAL`: Something went wrong on the server.<br>`STORAGE_FAILURE`: The change could not be saved; nothing was changed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "INTERNAL" | "STORAGE_FAILURE";
+                    };
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: The database cannot be reached; try again shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code: "DATABASE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     setCover: {
         parameters: {
             query?: never;
@@ -4307,7 +4698,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Added: the File object without data */
+            /** @description Added: the File object without data; several files: `{files, revision}` */
             201: {
                 headers: {
                     /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
@@ -4315,7 +4706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListFile"];
+                    "application/json": components["schemas"]["ListFile"] | components["schemas"]["FilesAdded"];
                 };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */
@@ -4465,7 +4856,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Added: the File object without data */
+            /** @description Added: the File object without data; several files: `{files, revision}` */
             201: {
                 headers: {
                     /** @description The portfolio revision, quoted: `"3"`. Send it back as If-Match. */
@@ -4473,7 +4864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListFile"];
+                    "application/json": components["schemas"]["ListFile"] | components["schemas"]["FilesAdded"];
                 };
             };
             /** @description `VALIDATION_FAILED`: The request is not valid.<br>`MALFORMED_JSON`: The request body is not valid JSON. */

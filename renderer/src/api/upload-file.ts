@@ -12,7 +12,8 @@ type Uploaded =
   | JsonOf<paths['/api/v1/portfolio/{portfolioId}/additionalDocument']['post']['responses'][201]>;
 
 export interface UploadHandle {
-  promise: Promise<FileObject>;
+  /** The files added, in the order sent. */
+  promise: Promise<FileObject[]>;
   abort(): void;
 }
 
@@ -26,19 +27,19 @@ function uploadTarget(
 }
 
 /**
- * Uploads one file as multipart with XMLHttpRequest, because fetch() cannot report upload
- * progress. `onProgress` gets a fraction between 0 and 1.
+ * Uploads files as one multipart request with XMLHttpRequest, because fetch() cannot report
+ * upload progress. Several files to a list are one change, one revision (DESIGN §16); the cover
+ * takes one. `onProgress` gets a fraction between 0 and 1.
  */
-export function uploadFile(
+export function uploadFiles(
   portfolioId: string,
   slot: FileSlot,
-  file: File,
-  description: string,
+  files: File[],
   onProgress: (fraction: number) => void,
 ): UploadHandle {
   const xhr = new XMLHttpRequest();
   const { method, url } = uploadTarget(portfolioId, slot);
-  const promise = new Promise<FileObject>((resolve, reject) => {
+  const promise = new Promise<FileObject[]>((resolve, reject) => {
     xhr.open(method, url);
     xhr.responseType = 'text';
     for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
@@ -50,7 +51,7 @@ export function uploadFile(
       if (xhr.status >= 200 && xhr.status < 300 && xhr.responseText) {
         onProgress(1);
         const uploaded: Uploaded = JSON.parse(xhr.responseText);
-        resolve(uploaded);
+        resolve('files' in uploaded ? uploaded.files : [uploaded]);
         return;
       }
       const response = new Response(xhr.responseText || null, {
@@ -62,9 +63,7 @@ export function uploadFile(
     xhr.onerror = () => reject(new NetworkError());
     xhr.onabort = () => reject(new DOMException('Upload cancelled', 'AbortError'));
     const form = new FormData();
-    // Text fields first: multipart parsers read fields in order and stop at the file stream.
-    form.append('description', description);
-    form.append('file', file, file.name);
+    for (const file of files) form.append('file', file, file.name);
     xhr.send(form);
   });
   return { promise, abort: () => xhr.abort() };
