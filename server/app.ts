@@ -31,6 +31,8 @@ import fileDownloadRoutes from './routes/file-downloads';
 import fileUploadRoutes from './routes/file-uploads';
 import portfolioRoutes from './routes/portfolios';
 import revisionRoutes from './routes/revisions';
+import sharePageRoutes from './routes/share-pages';
+import shareRoutes from './routes/shares';
 import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
@@ -38,6 +40,7 @@ import {
   blobServicePlugin,
   transferServicePlugin,
   portfolioServicePlugin,
+  shareServicePlugin,
   syncServicePlugin,
   userServicePlugin,
 } from './services/service-plugins';
@@ -115,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobStore);
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
+  await app.register(shareServicePlugin);
   await app.register(syncServicePlugin);
   await app.register(blobServicePlugin);
   await app.register(transferServicePlugin, { version: packageJson.version });
@@ -139,6 +143,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobRoutes);
   await app.register(transferRoutes);
   await app.register(portfolioListRoutes);
+  await app.register(shareRoutes);
+  await app.register(sharePageRoutes, {
+    requestsPerMinute: config.shares.pageRequestsPerMinute,
+  });
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 
   // Fastify closes the connections idle at close time and waits for the rest. A keep-alive

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -7,6 +8,7 @@ import { UploadLedger } from '../storage/upload-ledger';
 import { BlobService } from './blob-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
+import { ShareService } from './share-service';
 import { SyncService } from './sync-service';
 import { TransferService } from './transfer-service';
 import { UserService } from './user-service';
@@ -25,6 +27,8 @@ declare module 'fastify' {
     blobService: BlobService;
     /** Export and import of portfolios (DESIGN §11). */
     transferService: TransferService;
+    /** Share links of portfolios (DESIGN §15). */
+    shareService: ShareService;
   }
 }
 
@@ -56,6 +60,28 @@ export const portfolioServicePlugin = fp(
     );
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);
+
+/** Share links over the share repository, checked like portfolio changes and sign-ins. */
+export const shareServicePlugin = fp(
+  async function shareService(app: FastifyInstance) {
+    // One secret for every instance on the backend: an image link any of them signed works on all.
+    const { secret } = await app.backend.settings.shared('shareLinkSecret', () => ({
+      secret: randomBytes(32).toString('base64url'),
+    }));
+    app.decorate(
+      'shareService',
+      new ShareService({
+        shares: app.backend.shares,
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        attempts: app.userRepository,
+        auth: app.config.auth,
+        secret,
+      }),
+    );
+  },
+  { name: 'share-service', dependencies: ['storage', 'portfolio-service'] },
 );
 
 /** The hub side of sync over the portfolio service, the devices and the blob store. */
