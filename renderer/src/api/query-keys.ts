@@ -15,6 +15,7 @@ export const queryKeys = {
   // Under 'portfolios' too: a resolve or any other change refreshes the conflicts shown.
   portfolioConflicts: (portfolioId: string) => ['portfolios', 'conflicts', portfolioId] as const,
   conflicts: ['portfolios', 'conflict-list'] as const,
+  shares: (portfolioId: string) => ['shares', portfolioId] as const,
   trash: ['trash'] as const,
   fileBlob: (portfolioId: string, fileId: string, width: number | 'full') =>
     ['files', portfolioId, fileId, width] as const,
