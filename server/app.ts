@@ -34,6 +34,8 @@ import ingestRoutes from './routes/ingest';
 import portfolioRoutes from './routes/portfolios';
 import portfolioBulkRoutes from './routes/portfolio-bulk';
 import revisionRoutes from './routes/revisions';
+import sharePageRoutes from './routes/share-pages';
+import shareRoutes from './routes/shares';
 import trashRoutes from './routes/trash';
 import syncControlRoutes from './routes/sync-control';
 import userRoutes from './routes/users';
@@ -42,6 +44,7 @@ import {
   transferServicePlugin,
   csvImportServicePlugin,
   portfolioServicePlugin,
+  shareServicePlugin,
   syncServicePlugin,
   userServicePlugin,
 } from './services/service-plugins';
@@ -127,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(blobStore);
   await app.register(userServicePlugin);
   await app.register(portfolioServicePlugin);
+  await app.register(shareServicePlugin);
   await app.register(syncServicePlugin);
   await app.register(blobServicePlugin);
   await app.register(transferServicePlugin, { version: packageJson.version });
@@ -155,6 +159,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(transferRoutes);
   await app.register(csvImportRoutes);
   await app.register(portfolioListRoutes);
+  await app.register(shareRoutes);
+  await app.register(sharePageRoutes, {
+    requestsPerMinute: config.shares.pageRequestsPerMinute,
+  });
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 
   // Fastify closes the connections idle at close time and waits for the rest. A keep-alive

@@ -163,6 +163,12 @@ export interface AppOptions {
   sync?: SyncAppOptions;
   /** Backups (DESIGN §11): where, how often, how many kept. */
   backups?: Partial<BackupOptions>;
+  shares?: Partial<ShareOptions>;
+}
+
+export interface ShareOptions {
+  /** Requests per minute per address to share pages and their images (DESIGN §15). Default 120. */
+  pageRequestsPerMinute: number;
 }
 
 export interface ResolvedConfig {
@@ -180,6 +186,7 @@ export interface ResolvedConfig {
   sharedBlobGraceMs: number;
   uploads: UploadQuotaOptions;
   backups: BackupOptions;
+  shares: ShareOptions;
 }
 
 const SECOND = 1000;
@@ -244,6 +251,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       keep: 7,
       ...options.backups,
     },
+    shares: { pageRequestsPerMinute: 120, ...options.shares },
   };
 }
 

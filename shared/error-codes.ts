@@ -55,6 +55,10 @@ export const ERROR_CODES = {
   USER_NOT_FOUND: { statusCode: 404, message: 'No such user.' },
   FILE_NOT_FOUND: { statusCode: 404, message: 'No such file.' },
   DEVICE_NOT_FOUND: { statusCode: 404, message: 'No such device.' },
+  SHARE_NOT_FOUND: {
+    statusCode: 404,
+    message: 'No such share link for this portfolio; it may be revoked already.',
+  },
   CONFLICT_NOT_FOUND: { statusCode: 404, message: 'No such conflict; it may be resolved already.' },
   UNDO_NOT_FOUND: {
     statusCode: 404,

@@ -18,3 +18,4 @@ export * from './csv-import';
 export * from './schemas/csv-import';
 export * from './schemas/ingest';
 export * from './schemas/bulk';
+export * from './schemas/share';

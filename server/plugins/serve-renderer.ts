@@ -33,7 +33,13 @@ const NOT_BUILT_PAGE = `<!doctype html>
 
 function isServerPath(path: string): boolean {
   return (
-    path === '/api' || path.startsWith('/api/') || path === '/docs' || path.startsWith('/docs/')
+    path === '/api' ||
+    path.startsWith('/api/') ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    // Share links (routes/share-pages.ts) answer every /s path themselves, a 404 page included.
+    path === '/s' ||
+    path.startsWith('/s/')
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { RepositoryError, type PortfolioRepository } from './portfolio-repository-contract';
+import type { ShareRepository } from './share-repository-contract';
 import type { UserRepository } from './user-repository-contract';
 import type { LibraryDump } from './library-dump';
 
@@ -26,6 +27,8 @@ export interface StorageBackend {
   readonly kind: 'embedded' | 'postgres';
   readonly portfolios: PortfolioRepository;
   readonly users: UserRepository;
+  /** Share links of portfolios (DESIGN §15). */
+  readonly shares: ShareRepository;
   readonly settings: SettingsStore;
   /**
    * Several server instances share this backend and its blob folder: a blob one instance freed

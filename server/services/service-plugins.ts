@@ -1,4 +1,6 @@
-import { unlink } from 'node:fs/promises';
+
+import { randomBytes } from 'node:crypto';
+import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -9,6 +11,7 @@ import { CsvImportService } from './csv-import-service';
 import { BulkService } from './bulk-service';
 import { DeviceService } from './device-service';
 import { PortfolioService } from './portfolio-service';
+import { ShareService } from './share-service';
 import { SyncService } from './sync-service';
 import { TransferService } from './transfer-service';
 import { UserService } from './user-service';
@@ -31,6 +34,8 @@ declare module 'fastify' {
     transferService: TransferService;
     /** CSV import of spreadsheet rows (DESIGN §16). */
     csvImportService: CsvImportService;
+    /** Share links of portfolios (DESIGN §15). */
+    shareService: ShareService;
   }
 }
 
@@ -65,6 +70,28 @@ export const portfolioServicePlugin = fp(
     app.decorate('bulkService', new BulkService(app.portfolioService));
   },
   { name: 'portfolio-service', dependencies: ['storage', 'blob-store'] },
+);
+
+/** Share links over the share repository, checked like portfolio changes and sign-ins. */
+export const shareServicePlugin = fp(
+  async function shareService(app: FastifyInstance) {
+    // One secret for every instance on the backend: an image link any of them signed works on all.
+    const { secret } = await app.backend.settings.shared('shareLinkSecret', () => ({
+      secret: randomBytes(32).toString('base64url'),
+    }));
+    app.decorate(
+      'shareService',
+      new ShareService({
+        shares: app.backend.shares,
+        repository: app.portfolios,
+        portfolios: app.portfolioService,
+        attempts: app.userRepository,
+        auth: app.config.auth,
+        secret,
+      }),
+    );
+  },
+  { name: 'share-service', dependencies: ['storage', 'portfolio-service'] },
 );
 
 /** The hub side of sync over the portfolio service, the devices and the blob store. */

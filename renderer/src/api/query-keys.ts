@@ -17,6 +17,7 @@ export const queryKeys = {
   conflicts: ['portfolios', 'conflict-list'] as const,
   // Under 'portfolios': every change to a portfolio refreshes the pick-lists too.
   facets: (keys: string) => ['portfolios', 'facets', keys] as const,
+  shares: (portfolioId: string) => ['shares', portfolioId] as const,
   trash: ['trash'] as const,
   fileBlob: (portfolioId: string, fileId: string, width: number | 'full') =>
     ['files', portfolioId, fileId, width] as const,

@@ -14,6 +14,7 @@ import { DeletePortfolioButton } from '../history/DeletePortfolioButton';
 import { HistoryPanel } from '../history/HistoryPanel';
 import { FileDetails } from '../portfolio/FileDetails';
 import { Lightbox } from '../portfolio/Lightbox';
+import { SharePanel } from '../portfolio/SharePanel';
 import { StatusBadges } from '../portfolio/StatusBadges';
 import { usePortfolio } from '../portfolio/use-portfolio';
 import { canEditCategory, isAdmin, isStaff } from '../session/permissions';
@@ -88,6 +89,7 @@ function PortfolioView({ detail }: { detail: PortfolioDetail }) {
 
       {isAdmin(user) && <AdminActions detail={detail} />}
       {isStaff(user) && <ConflictPanel detail={detail} canResolve={mayEdit} />}
+      {mayEdit && <SharePanel portfolioId={detail.portfolioId} title={title} />}
 
       <div className="detail-layout">
         <div className="detail-main">

@@ -6,6 +6,7 @@ import type {
 } from '../../repositories/storage-backend';
 import { exportEmbedded, LIBRARY_COLLECTIONS, type LibraryDump } from '../library-transfer';
 import { EmbeddedPortfolioRepository } from './embedded-portfolio-repository';
+import { EmbeddedShareRepository } from './embedded-share-repository';
 import { EmbeddedUserRepository } from './embedded-user-repository';
 import { Store, StorageWriteError, type StoreOptions } from './store';
 
@@ -24,6 +25,7 @@ export class EmbeddedBackend implements StorageBackend {
   readonly shared = false;
   readonly rateLimitStore = undefined;
   readonly settings: SettingsStore;
+  readonly shares: EmbeddedShareRepository;
 
   private constructor(
     /** The store itself, for what only the embedded backend has: a sync replica's state. */
@@ -31,6 +33,7 @@ export class EmbeddedBackend implements StorageBackend {
     readonly portfolios: EmbeddedPortfolioRepository,
     readonly users: EmbeddedUserRepository,
   ) {
+    this.shares = new EmbeddedShareRepository(store);
     this.settings = {
       // Settings live in the store's `meta` collection, committed (durably) like any change.
       shared: async <T>(key: string, create: () => T): Promise<T> => {

@@ -30,6 +30,8 @@ export const COLLECTIONS = [
   'tombstones',
   /** A replica's sync state (server/sync/): hub config, checkpoint, per-portfolio bases. */
   'sync',
+  /** Share links of portfolios (DESIGN §15). */
+  'shares',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 export type { Op } from './journal';

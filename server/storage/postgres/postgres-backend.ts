@@ -11,6 +11,7 @@ import { openDatabase, type Database, type DatabaseLogger } from './database';
 import { runExclusive } from './exclusive-job';
 import { PgPortfolioRepository } from './pg-portfolio-repository';
 import { pgRateLimitStore, pruneRateLimits } from './pg-rate-limit-store';
+import { PgShareRepository } from './pg-share-repository';
 import { PgUserRepository } from './pg-user-repository';
 import type { SessionCache } from './session-cache';
 import { sharedSetting } from './settings';
@@ -41,6 +42,7 @@ export class PostgresBackend implements StorageBackend {
   readonly shared = true;
   readonly settings: SettingsStore;
   readonly rateLimitStore;
+  readonly shares: PgShareRepository;
 
   private constructor(
     /** The database itself, for tools that work on it (migrate, backups). */
@@ -49,6 +51,7 @@ export class PostgresBackend implements StorageBackend {
     readonly users: PgUserRepository,
   ) {
     const pool = database.pool;
+    this.shares = new PgShareRepository(pool);
     this.rateLimitStore = pgRateLimitStore(pool);
     this.settings = {
       shared: (key, create) => sharedSetting(pool, key, create),

@@ -8,6 +8,7 @@ import * as projectTitle from './0006_project_title';
 import * as pickInOrderIndexes from './0007_pick_in_order_indexes';
 import * as tombstoneMutations from './0008_tombstone_mutations';
 import * as facets from './0009_facets';
+import * as shares from './0010_shares';
 
 export interface SchemaMigration {
   /** `NNNN_what`: the number is the schema version the migration brings the database to. */
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly SchemaMigration[] = [
   { name: '0007_pick_in_order_indexes', ...pickInOrderIndexes },
   { name: '0008_tombstone_mutations', ...tombstoneMutations },
   { name: '0009_facets', ...facets },
+  { name: '0010_shares', ...shares },
 ];
 
 export const versionOf = (name: string): number => Number.parseInt(name, 10) || 0;
