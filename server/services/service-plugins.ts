@@ -1,6 +1,5 @@
-
 import { randomBytes } from 'node:crypto';
-import { stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
