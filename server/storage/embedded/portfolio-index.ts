@@ -241,7 +241,8 @@ function constraintsOf(filter: Filter, visibleOnly: boolean): Constraint[] {
     if (!isPartitionKey(key)) continue;
     const boolean = key === 'staffPick' || key === 'published' || key === 'active';
     if (boolean && values.length > 1) continue; // true OR false: no condition at all
-    constraints.push({ key, values });
+    // parseFilter folds them already; folding again makes the index answer any scope alike.
+    constraints.push({ key, values: CASE_FOLDED_KEYS.has(key) ? values.map(foldCase) : values });
   }
   if (visibleOnly) constraints.push({ key: 'visible', values: ['true'] });
   return constraints;

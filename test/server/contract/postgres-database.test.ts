@@ -103,6 +103,7 @@ describe.skipIf(unavailable)(SUITE, () => {
       '0006_project_title',
       '0007_pick_in_order_indexes',
       '0008_tombstone_mutations',
+      '0009_facets',
     ];
     expect(rows.map((row: { name: string }) => row.name)).toEqual(names);
     // Each migration ran once, though four instances started together.
