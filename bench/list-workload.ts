@@ -84,11 +84,17 @@ export function listWorkload(records: readonly PortfolioRecord[], seed = 7) {
     if (next() < 0.5) params.filter = filter();
     return { method: 'GET', path: path(params) };
   };
-  return { list, update, search, mixed: () => (next() < 0.05 ? update() : list()) };
+  /** The facets a gallery asks for: half of the whole library, half of a filter's matches. */
+  const facets = (): Request => {
+    const params: Record<string, string> = { keys: 'category,generalTag,readyToBuy' };
+    if (next() < 0.5) params.filter = filter();
+    return { method: 'GET', path: `/api/v1/portfolio/facets?${new URLSearchParams(params)}` };
+  };
+  return { list, update, search, facets, mixed: () => (next() < 0.05 ? update() : list()) };
 }
 
 /** The kinds of request a workload makes (see listWorkload). */
-export type WorkloadKind = 'list' | 'search' | 'mixed';
+export type WorkloadKind = 'list' | 'search' | 'mixed' | 'facets';
 
 /**
  * One autocannon run of a kind of the workload, its sequence drawn from `seed`, against a server

@@ -433,6 +433,12 @@ async function measureOurs(
     headers,
     each: workload.search,
   });
+  // Facets (DESIGN §16) beside the list in the same run: half of the whole library, half of a
+  // filter's matches (see listWorkload).
+  const facets = await load('facets, half of them filtered', uncached.url, {
+    headers,
+    each: workload.facets,
+  });
   const helloAfter = await load('Fastify hello-world (baseline, after)', helloServer.url);
   await helloServer.stop();
   const listFloor = await measureListFloor(uncached.url, headers, records, dirname(dataDir));
@@ -471,6 +477,7 @@ async function measureOurs(
     mixed,
     fdatasync,
     search,
+    facets,
     paging,
     detail,
     update,
@@ -644,6 +651,7 @@ async function main(): Promise<void> {
       listVsListFloor: ratio(ours.listFloor.ours.rps, ours.listFloor.floor.rps),
       searchVsHello: ratio(ours.search.rps, hello.rps),
       searchVsListUncached: ratio(ours.search.rps, ours.listUncached.rps),
+      facetsVsListUncached: ratio(ours.facets.rps, ours.listUncached.rps),
       pagingVsJsonServer: ratio(ours.paging.pagesPerSecond, jsonServer.paging.pagesPerSecond),
       detailVsHello: ratio(ours.detail.rps, hello.rps),
       detailVsJsonServer: ratio(ours.detail.rps, jsonServer.detail.rps),
@@ -670,6 +678,10 @@ async function main(): Promise<void> {
       'search (q) at 100k >= 0.5x the list, every URL new': at(
         100000,
         (ratios.searchVsListUncached ?? 0) >= 0.5,
+      ),
+      'facets at 100k >= 0.5x the list, every URL new': at(
+        100000,
+        (ratios.facetsVsListUncached ?? 0) >= 0.5,
       ),
       'cold start at 100k <= 1.5 s to the first list': at(
         100000,

@@ -241,7 +241,8 @@ function constraintsOf(filter: Filter, visibleOnly: boolean): Constraint[] {
     if (!isPartitionKey(key)) continue;
     const boolean = key === 'staffPick' || key === 'published' || key === 'active';
     if (boolean && values.length > 1) continue; // true OR false: no condition at all
-    constraints.push({ key, values });
+    // parseFilter folds them already; folding again makes the index answer any scope alike.
+    constraints.push({ key, values: CASE_FOLDED_KEYS.has(key) ? values.map(foldCase) : values });
   }
   if (visibleOnly) constraints.push({ key: 'visible', values: ['true'] });
   return constraints;
@@ -260,6 +261,16 @@ export interface IndexOptions {
   wordBitsFrom?: number;
   /** For tests: the search index is never built (searches test the portfolios' text). */
   searchNeverBuilt?: boolean;
+}
+
+/** Facet counts of filters and searches kept at a time (each is a few maps of values). */
+const MAX_TALLIES = 64;
+
+/** A filter's or search's facet counts kept up to date on writes, as a Count is. */
+interface KeptTally {
+  tally: FacetTally;
+  test: RecordTest;
+  terms: readonly string[] | null;
 }
 
 /** A total kept up to date on writes: the test a changed portfolio is counted by. */
@@ -291,6 +302,8 @@ export class PortfolioIndex {
   private readonly slots = new Slots();
   /** Every value's count of the facet keys, made on first use and then kept up to date. */
   private tally: FacetTally | null = null;
+  /** The same of recent filters and searches: counted once, then kept up to date on writes. */
+  private readonly tallies = new Lru<KeptTally>(MAX_TALLIES);
   /** Bumped on every change to a portfolio; an answer built at one version is current until then. */
   private changes = 0;
 
@@ -337,12 +350,16 @@ export class PortfolioIndex {
     const wordsOfNext = () => (nextWords ??= wordsOf(next!));
     let prevWords: Set<string> | undefined;
     const wordsOfPrev = () => (prevWords ??= wordsOf(prev!));
-    if (this.counts.size > 0) {
+    if (this.counts.size > 0 || this.tallies.size > 0) {
       const prevMatches = termMatcher(wordsOfPrev);
       const nextMatches = termMatcher(wordsOfNext);
       for (const count of this.counts.values()) {
         if (prev && counts(count, prev, prevMatches)) count.total--;
         if (next && counts(count, next, nextMatches)) count.total++;
+      }
+      for (const kept of this.tallies.values()) {
+        if (prev && counts(kept, prev, prevMatches)) kept.tally.add(prev, -1);
+        if (next && counts(kept, next, nextMatches)) kept.tally.add(next, 1);
       }
     }
     this.search.onChange(prev, next, wordsOfPrev, wordsOfNext);
@@ -398,14 +415,18 @@ export class PortfolioIndex {
 
   /**
    * Each value's count of `keys` among the matches. Without a filter or search these are the
-   * counts kept up to date on every write; otherwise the matches are counted, walking the side of
-   * the condition with the fewest portfolios (as a list's total is counted).
+   * counts kept up to date on every write; otherwise the matches are counted once, walking the
+   * side of the condition with the fewest portfolios (as a list's total is counted), and those
+   * counts are then kept up to date on every write while the filter is among the recent ones.
    */
   facets(request: FacetRequest): FacetCounts {
     if (request.filter.size === 0 && request.search === null) {
       this.tally ??= FacetTally.of(this.records.values());
       return this.tally.counts(request.keys, request.visibleOnly);
     }
+    const key = `${request.visibleOnly ? 'v' : 's'}|${request.filterKey}|${request.searchKey}`;
+    const kept = this.tallies.use(key);
+    if (kept) return kept.tally.counts(request.keys, false);
     const constraints = constraintsOf(request.filter, request.visibleOnly);
     const test = recordTest(constraints, residualTest(request.filter));
     const matches = request.search ? this.search.matches(request.search, request.searchKey) : null;
@@ -415,7 +436,7 @@ export class PortfolioIndex {
         (best, side) => (best === null || side.size < best.size ? side : best),
         null,
       );
-    const tally = new FacetTally(request.keys);
+    const tally = new FacetTally();
     const visit = (id: string) => {
       const record = this.records.get(id);
       if (record === undefined || !test(record)) return;
@@ -425,6 +446,7 @@ export class PortfolioIndex {
     if (smallest) for (const id of smallest.ids()) visit(id);
     else if (matches) for (const slot of matches.slots()) visit(this.slots.idAt(slot)!);
     else for (const id of this.records.keys()) visit(id);
+    this.tallies.put(key, { tally, test, terms: request.search });
     return tally.counts(request.keys, false);
   }
 
@@ -721,7 +743,7 @@ function partitionFor(byValue: Map<string, Partition>, value: string): Partition
 }
 
 function counts(
-  count: Count,
+  count: Pick<Count, 'test' | 'terms'>,
   record: PortfolioRecord,
   matches: (term: string) => boolean,
 ): boolean {

@@ -31,17 +31,19 @@ describe.skipIf(unavailable)(SUITE, () => {
       await repo.insert(portfolioRecord(`p${index}`, { projectTitle: title }), meta);
     // Back to schema 5: without the column, as a database an older release left.
     await database.pool.query(`ALTER TABLE portfolios DROP COLUMN project_title;
-      DROP INDEX portfolios_category_created_pick, portfolios_category_modified_pick,
-        portfolios_category_title_pick, portfolios_created_pick, portfolios_modified_pick;
+      DROP INDEX portfolios_category_lower_created_pick, portfolios_category_lower_modified_pick,
+        portfolios_category_lower_title_pick, portfolios_created_pick, portfolios_modified_pick;
       CREATE INDEX portfolios_created ON portfolios (created_time, portfolio_id);
       CREATE INDEX portfolios_modified ON portfolios (modified_time, portfolio_id);
       CREATE INDEX portfolios_category_created ON portfolios (category, created_time, portfolio_id);
       CREATE INDEX portfolios_category_modified ON portfolios (category, modified_time, portfolio_id);
       CREATE INDEX portfolios_category_title ON portfolios (category, title_key, portfolio_id);
       ALTER TABLE tombstones DROP COLUMN sync_applied;
+      ALTER TABLE portfolios DROP COLUMN category_lower, DROP COLUMN general_tag,
+        DROP COLUMN occasion;
       DELETE FROM schema_migrations
         WHERE name IN ('0006_project_title', '0007_pick_in_order_indexes',
-          '0008_tombstone_mutations')`);
+          '0008_tombstone_mutations', '0009_facets')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool, {

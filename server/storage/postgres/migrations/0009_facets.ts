@@ -35,6 +35,8 @@ export async function up(pgm: MigrationBuilder): Promise<void> {
       ADD COLUMN general_tag text[] COLLATE "C", ADD COLUMN occasion text[] COLLATE "C";
     `,
   );
+  // The counts are made again below: the backfill need not move them row by row.
+  await pgm.db.query('ALTER TABLE portfolios DISABLE TRIGGER portfolio_counts_update');
   await pgm.db.query(
     `UPDATE portfolios p SET category_lower = m.lower,
        general_tag = ARRAY(SELECT json_array_elements_text(p.record -> 'generalTag')),
@@ -44,6 +46,7 @@ export async function up(pgm: MigrationBuilder): Promise<void> {
     [categories, categories.map((category) => category.toLowerCase())],
   );
   await pgm.db.query(`
+    ALTER TABLE portfolios ENABLE TRIGGER portfolio_counts_update;
     ALTER TABLE portfolios ALTER COLUMN category_lower SET NOT NULL,
       ALTER COLUMN general_tag SET NOT NULL, ALTER COLUMN occasion SET NOT NULL;
     CREATE INDEX portfolios_category_lower_created_pick
