@@ -9,12 +9,14 @@ import { PgPortfolioRepository } from '../../../server/storage/postgres/pg-portf
 import { portfolioRecord } from '../../helpers/portfolio-record';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../helpers/postgres';
 
-/** What migrations 0005 and 0007 add, undone (to stand for a database of an older schema). */
+/** What migrations 0005, 0007, 0009 and 0010 add, undone (to stand for an older schema). */
 export const UNDO_LIST_INDEXES = `
+  DROP TABLE shares;
   DROP FUNCTION portfolio_counts_apply() CASCADE;
   DROP TABLE portfolio_counts;
-  DROP INDEX portfolios_category_created_pick, portfolios_category_modified_pick,
-    portfolios_category_title_pick, portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
+  ALTER TABLE portfolios DROP COLUMN category_lower, DROP COLUMN general_tag,
+    DROP COLUMN occasion;
+  DROP INDEX portfolios_staff_pick_created, portfolios_staff_pick_modified, portfolios_staff_pick_title,
     portfolios_staff_pick_category_title, portfolios_category_title_order;
   CREATE INDEX portfolios_category ON portfolios (category);
   DROP INDEX portfolios_created_pick, portfolios_modified_pick;
@@ -60,7 +62,8 @@ describe.skipIf(unavailable)(SUITE, () => {
       ALTER TABLE tombstones DROP COLUMN sync_applied;
       DELETE FROM schema_migrations WHERE name IN ('0002_search', '0003_devices',
         '0004_conflicts_index', '0005_list_indexes', '0006_project_title',
-        '0007_pick_in_order_indexes', '0008_tombstone_mutations')`);
+        '0007_pick_in_order_indexes', '0008_tombstone_mutations', '0009_facets',
+        '0010_shares')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool);

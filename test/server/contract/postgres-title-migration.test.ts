@@ -41,9 +41,10 @@ describe.skipIf(unavailable)(SUITE, () => {
       ALTER TABLE tombstones DROP COLUMN sync_applied;
       ALTER TABLE portfolios DROP COLUMN category_lower, DROP COLUMN general_tag,
         DROP COLUMN occasion;
+      DROP TABLE shares;
       DELETE FROM schema_migrations
         WHERE name IN ('0006_project_title', '0007_pick_in_order_indexes',
-          '0008_tombstone_mutations', '0009_facets')`);
+          '0008_tombstone_mutations', '0009_facets', '0010_shares')`);
     await database.close();
     database = await openDatabase(testDatabase.url);
     const upgraded = await PgPortfolioRepository.open(database.pool, {

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /*
- * Schema version 9: share links of portfolios (DESIGN §15).
+ * Schema version 10: share links of portfolios (DESIGN §15).
  *
  * The token is kept only as its SHA-256 (`token_hash`, unique: one lookup per open). No foreign
  * key to the portfolio: a share outlives a deleted portfolio (its link then answers 410), and a
