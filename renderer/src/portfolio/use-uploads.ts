@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FileSlot } from '../../../shared';
-import { describeError } from '../api/api-error';
+import { ApiError, describeError } from '../api/api-error';
 import { queryKeys } from '../api/query-keys';
 import { uploadFiles } from '../api/upload-file';
 import { useToast } from '../components/use-toast';
@@ -59,40 +59,42 @@ export function useUploads(portfolioId: string, slot: FileSlot) {
       });
       // The files chosen together go up as one request, one revision and one notice (DESIGN
       // §16); the cover takes one. Requests take turns, so lists keep the order chosen.
-      const batches =
-        slot === 'cover'
-          ? files.map((file, i) => [[file], [ids[i]!]] as const)
-          : [[files, ids] as const];
-      for (const [batch, batchIds] of batches) {
+      const send = (batch: File[], batchIds: number[]): Promise<void> => {
         const setAll = (change: Partial<PendingUpload>) =>
           batchIds.forEach((id) => patch(id, change));
-        queue.current = queue.current.then(() =>
-          uploadFiles(portfolioId, slot, [...batch], (fraction) =>
-            setAll({ progress: fraction }),
-          ).promise.then(
-            async () => {
-              await queryClient.invalidateQueries({ queryKey: queryKeys.portfolio(portfolioId) });
-              void queryClient.invalidateQueries({
-                queryKey: queryKeys.portfolios,
-                refetchType: 'none',
-              });
-              toast.success(
-                batch.length === 1 ? `Uploaded ${batch[0]!.name}.` : `${batch.length} files added.`,
-              );
-              batchIds.forEach(remove);
-            },
-            (error: unknown) => {
-              const message = describeError(error);
-              setAll({ error: message });
-              toast.error(
-                batch.length === 1
-                  ? `${batch[0]!.name} was not uploaded. ${message}`
-                  : `None of the ${batch.length} files was added. ${message}`,
-              );
-            },
-          ),
+        return uploadFiles(portfolioId, slot, batch, (fraction) =>
+          setAll({ progress: fraction }),
+        ).promise.then(
+          async () => {
+            await queryClient.invalidateQueries({ queryKey: queryKeys.portfolio(portfolioId) });
+            void queryClient.invalidateQueries({
+              queryKey: queryKeys.portfolios,
+              refetchType: 'none',
+            });
+            toast.success(
+              batch.length === 1 ? `Uploaded ${batch[0]!.name}.` : `${batch.length} files added.`,
+            );
+            batchIds.forEach(remove);
+          },
+          async (error: unknown) => {
+            // One refused file refuses the whole request: send them one by one, so the good
+            // ones still arrive and the refused one says why.
+            if (batch.length > 1 && error instanceof ApiError && error.status !== 409) {
+              for (const [i, file] of batch.entries()) await send([file], [batchIds[i]!]);
+              return;
+            }
+            const message = describeError(error);
+            setAll({ error: message });
+            toast.error(
+              `${batch.map((file) => file.name).join(', ')} was not uploaded. ${message}`,
+            );
+          },
         );
-      }
+      };
+      const batches: Array<[File[], number[]]> =
+        slot === 'cover' ? files.map((file, i) => [[file], [ids[i]!]]) : [[files, ids]];
+      for (const [batch, batchIds] of batches)
+        queue.current = queue.current.then(() => send(batch, batchIds));
     },
     [patch, portfolioId, queryClient, remove, slot, toast],
   );
