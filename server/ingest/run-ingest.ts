@@ -60,6 +60,8 @@ interface Planned {
 
 /** The tail read for an image's end marker, as the server reads it. */
 const TAIL_BYTES = 64 * 1024;
+/** Blobs sent at the same time: the server's writes and fsyncs of one overlap the others' bytes. */
+const UPLOADS_AT_ONCE = 4;
 /** Examples listed per reason a file is skipped; the rest are counted. */
 const EXAMPLES = 5;
 
@@ -159,15 +161,15 @@ export async function runIngest(options: IngestOptions): Promise<IngestSummary> 
     options.progress,
   );
   for (const plan of plans) {
-    for (const item of plan.files) {
-      const sha256 = item.known.sha256;
-      if (!missing.has(sha256)) continue;
-      const sent = await client.putBlob(sha256, item.file.path, (bytes) => sending.add(bytes));
-      missing.delete(sha256);
+    const toSend = plan.files.filter((item) => missing.delete(item.known.sha256));
+    await eachAtOnce(toSend, UPLOADS_AT_ONCE, async (item) => {
+      const sent = await client.putBlob(item.known.sha256, item.file.path, (bytes) =>
+        sending.add(bytes),
+      );
       sending.add(0, 1);
       summary.blobsSent++;
       summary.bytesSent += sent;
-    }
+    });
     const answer = await client.ingest(plan.body);
     const name = plan.folder.name;
     if (!answer.ok) {
@@ -348,4 +350,13 @@ function reportSkipped(skipped: Skipped[], print: (line: string) => void): void 
     const more = keys.length > EXAMPLES ? ` and ${keys.length - EXAMPLES} more` : '';
     print(`Skipped ${keys.length} file(s), ${reason}: ${shown}${more}`);
   }
+}
+
+/** Runs `task` over `items`, at most `limit` at a time; the first failure fails the whole. */
+async function eachAtOnce<T>(items: T[], limit: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

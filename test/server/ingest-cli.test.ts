@@ -59,7 +59,7 @@ describe('portfolio ingest DIR (DESIGN §16)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     server = await startTestServer();
     work = await makeTempDir();
-  });
+  }, 120_000);
   afterAll(async () => {
     await killRunningClis();
     await server.close();

@@ -16,6 +16,8 @@ import {
 } from '../gallery/gallery-view';
 import { useGalleryList } from '../gallery/use-gallery-list';
 import { usePickLists } from '../portfolio/use-facets';
+import { givenByDrop, givenByPicker, planIngest, type GivenFile } from '../gallery/folder-ingest';
+import { IngestDialog } from '../gallery/IngestDialog';
 import { paths } from '../paths';
 import { isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
@@ -61,9 +63,33 @@ export function GalleryPage() {
   const moreFilters = moreFilterCount(view, staff);
   const searchBox = useRef<HTMLInputElement>(null);
   useSlashToFocus(searchBox);
+  // Files dropped on the page, or picked as a folder: one portfolio per folder (staff only).
+  const [ingest, setIngest] = useState<ReturnType<typeof planIngest> | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const offer = (given: GivenFile[]) => {
+    if (given.length > 0) setIngest(planIngest(given));
+  };
+  const dropHandlers = staff
+    ? {
+        onDragOver: (event: React.DragEvent) => {
+          if (!event.dataTransfer.types.includes('Files')) return;
+          event.preventDefault();
+          setDragging(true);
+        },
+        onDragLeave: (event: React.DragEvent) => {
+          if (event.currentTarget === event.target) setDragging(false);
+        },
+        onDrop: (event: React.DragEvent) => {
+          if (!event.dataTransfer.types.includes('Files')) return;
+          event.preventDefault();
+          setDragging(false);
+          void givenByDrop(event.dataTransfer).then(offer);
+        },
+      }
+    : {};
 
   return (
-    <div className="page gallery-page">
+    <div className={`page gallery-page${dragging ? ' gallery-page--drop' : ''}`} {...dropHandlers}>
       <div className="page-heading">
         <h1>Gallery</h1>
         <p className="result-count" role="status" aria-live="polite">
@@ -76,6 +102,22 @@ export function GalleryPage() {
           <Link to={paths.importZip()} className="button">
             Import ZIP
           </Link>
+        )}
+        {staff && (
+          <label className="button">
+            Add a folder
+            <input
+              type="file"
+              className="visually-hidden"
+              multiple
+              // A folder picker; each folder in it becomes a portfolio, as when dropped here.
+              {...{ webkitdirectory: '' }}
+              onChange={(event) => {
+                offer(givenByPicker(event.target.files ?? []));
+                event.target.value = '';
+              }}
+            />
+          </label>
         )}
         {staff && (
           <Link to={paths.newPortfolio()} className="button button--primary">
@@ -180,6 +222,17 @@ export function GalleryPage() {
           </button>
         )}
       </div>
+
+      {staff && (
+        <p className="drop-hint">Drop folders or files here to make one portfolio per folder.</p>
+      )}
+      {ingest && (
+        <IngestDialog
+          groups={ingest.groups}
+          skipped={ingest.skipped}
+          onClose={() => setIngest(null)}
+        />
+      )}
 
       {list.isError && !list.data ? (
         <div className="empty-state" role="alert">
