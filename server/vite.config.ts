@@ -26,7 +26,15 @@ export default defineConfig({
     // assets), pg's optional native binding. What `lazyRequire` loads on first use (sharp, Ajv,
     // fast-json-stringify, sanitize-html, sorted-btree) comes from node_modules then.
     noExternal: true,
-    external: ['sharp', 'pino', 'pino-pretty', 'thread-stream', '@fastify/swagger-ui', 'pg-native'],
+    external: [
+      'sharp',
+      'pdfkit',
+      'pino',
+      'pino-pretty',
+      'thread-stream',
+      '@fastify/swagger-ui',
+      'pg-native',
+    ],
   },
   logLevel: 'warn',
 });

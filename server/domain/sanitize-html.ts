@@ -40,3 +40,19 @@ export function sanitizeHtml(html: string): string {
   const sanitize = loadSanitize();
   return sanitize(html, (allowList ??= options(sanitize)));
 }
+
+/** The text of an HTML fragment, without any markup: for print, where no HTML is shown. */
+export function plainTextOf(html: string): string {
+  const text = loadSanitize()(html.replace(/<\/(p|li|h3|h4|blockquote)>|<br\s*\/?>/gi, '$&\n'), {
+    allowedTags: [],
+    allowedAttributes: {},
+  });
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

@@ -24,6 +24,11 @@ const RAW_ZIP_DOC = {
   description: 'An export ZIP, as GET /api/v1/export?format=zip makes it',
 };
 
+const EXPORT_TYPES = {
+  zip: 'application/zip',
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+} as const;
 const DOWNLOAD_HEADERS = { 'Content-Disposition': HEADERS.contentDisposition };
 
 /**
@@ -48,15 +53,17 @@ export default async function transferRoutes(app: FastifyInstance) {
           'detail shape without `data`, each file with its `sha256`, plus `revisions`: every ' +
           'kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a ' +
           'BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed ' +
-          "with '. Streamed: memory does not grow with the export.",
+          "with '. PDF: a printable catalogue, a cover page then each portfolio's public fields " +
+          'and images (one or two pages each). Streamed: memory does not grow with the export.',
         querystring: ExportQuerySchema,
         response: {
           200: {
-            description: 'The ZIP or the CSV, as an attachment',
+            description: 'The ZIP, the CSV or the PDF, as an attachment',
             headers: DOWNLOAD_HEADERS,
             content: {
               'application/zip': { schema: { type: 'string', format: 'binary' } },
               'text/csv': { schema: { type: 'string', format: 'binary' } },
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
             },
           },
           ...errors('INVALID_QUERY'),
@@ -70,7 +77,7 @@ export default async function transferRoutes(app: FastifyInstance) {
       const name = `portfolios-${day}.${format}`;
       stream.on('error', (error) => request.log.error({ err: error }, 'export failed midway'));
       return reply
-        .type(format === 'zip' ? 'application/zip' : 'text/csv; charset=utf-8')
+        .type(EXPORT_TYPES[format])
         .header('content-disposition', contentDisposition('attachment', name))
         .header('cache-control', 'no-store')
         .send(stream);

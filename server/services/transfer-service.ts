@@ -40,6 +40,7 @@ import {
 import { csvExport, zipExport } from '../transfer/export-archive';
 import type { Caller, PortfolioService } from './portfolio-service';
 import type { SyncService } from './sync-service';
+import { pdfCatalogue } from '../transfer/pdf-catalogue';
 
 /** The blob store as export and import use it. */
 export interface TransferBlobs {
@@ -73,7 +74,7 @@ const IMPORT_CONCURRENCY = 8;
 /** Kept revisions looked at, newest first, for the revision two libraries hold alike. */
 const BASE_SEARCH = 100;
 
-export type ExportFormat = 'zip' | 'csv';
+export type ExportFormat = 'zip' | 'csv' | 'pdf';
 
 /**
  * Export and import of portfolios (DESIGN §11). Export reads what the caller may list, as the
@@ -109,6 +110,20 @@ export class TransferService {
     const format: ExportFormat = query.format ?? 'zip';
     if (format === 'csv') return { format, stream: csvExport(pages()) };
     const { repository, blobs } = this.options;
+    if (format === 'pdf') {
+      const stream = pdfCatalogue({
+        ids: async () => {
+          const ids: string[] = [];
+          for await (const page of pages()) for (const record of page) ids.push(record.portfolioId);
+          return ids;
+        },
+        get: (portfolioId) => repository.get(portfolioId),
+        blob: (sha256) => blobs.readStream(sha256),
+        title: 'Portfolio catalogue',
+        now: this.now(),
+      });
+      return { format, stream };
+    }
     const stream = zipExport({
       pages,
       // History is for editors and admins (DESIGN §9): a viewer's export holds none.

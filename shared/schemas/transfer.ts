@@ -33,9 +33,10 @@ export const CSV_COLUMNS = [
 export const ExportQuerySchema = Type.Object(
   {
     format: Type.Optional(
-      Type.Union([Type.Literal('zip'), Type.Literal('csv')], {
+      Type.Union([Type.Literal('zip'), Type.Literal('csv'), Type.Literal('pdf')], {
         default: 'zip',
-        description: 'zip: portfolios with history and files; csv: one row per portfolio',
+        description:
+          'zip: portfolios with history and files; csv: one row per portfolio; pdf: a printable catalogue',
       }),
     ),
     orderBy: ListQuerySchema.properties.orderBy,

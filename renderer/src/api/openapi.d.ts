@@ -881,7 +881,7 @@ export interface paths {
         };
         /**
          * Export portfolios as a ZIP (with history and files) or a CSV
-         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. Streamed: memory does not grow with the export.
+         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. PDF: a printable catalogue, a cover page then each portfolio's public fields and images (one or two pages each). Streamed: memory does not grow with the export.
          */
         get: operations["exportPortfolios"];
         put?: never;
@@ -890,7 +890,7 @@ export interface paths {
         options?: never;
         /**
          * Export portfolios as a ZIP (with history and files) or a CSV
-         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. Streamed: memory does not grow with the export.
+         * @description What the caller may list, with the list’s `filter`, `q` and `orderBy`, and only the portfolios `ids` names when given. ZIP: `manifest.json`, `portfolios/<id>.json` (the detail shape without `data`, each file with its `sha256`, plus `revisions`: every kept revision, oldest first; none for viewers) and `files/<sha256>`. CSV: UTF-8 with a BOM, a header row, arrays joined with `; `, a cell starting with = + - @ prefixed with '. PDF: a printable catalogue, a cover page then each portfolio's public fields and images (one or two pages each). Streamed: memory does not grow with the export.
          */
         head: operations["exportPortfoliosHead"];
         patch?: never;
@@ -11098,8 +11098,8 @@ export interface operations {
     exportPortfolios: {
         parameters: {
             query?: {
-                /** @description zip: portfolios with history and files; csv: one row per portfolio */
-                format?: "zip" | "csv";
+                /** @description zip: portfolios with history and files; csv: one row per portfolio; pdf: a printable catalogue */
+                format?: "zip" | "csv" | "pdf";
                 /** @description e.g. "staffPick-,createdTime" */
                 orderBy?: string;
                 /** @description e.g. "category:Art,staffPick:true" */
@@ -11115,7 +11115,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The ZIP or the CSV, as an attachment */
+            /** @description The ZIP, the CSV or the PDF, as an attachment */
             200: {
                 headers: {
                     /** @description `inline` for raster images, `attachment` otherwise; with a safe filename. */
@@ -11125,6 +11125,7 @@ export interface operations {
                 content: {
                     "application/zip": Blob;
                     "text/csv": Blob;
+                    "application/pdf": Blob;
                 };
             };
             /** @description `INVALID_QUERY`: A query parameter is not valid.<br>`VALIDATION_FAILED`: The request is not valid. */
@@ -11218,8 +11219,8 @@ export interface operations {
     exportPortfoliosHead: {
         parameters: {
             query?: {
-                /** @description zip: portfolios with history and files; csv: one row per portfolio */
-                format?: "zip" | "csv";
+                /** @description zip: portfolios with history and files; csv: one row per portfolio; pdf: a printable catalogue */
+                format?: "zip" | "csv" | "pdf";
                 /** @description e.g. "staffPick-,createdTime" */
                 orderBy?: string;
                 /** @description e.g. "category:Art,staffPick:true" */
@@ -11235,7 +11236,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The ZIP or the CSV, as an attachment */
+            /** @description The ZIP, the CSV or the PDF, as an attachment */
             200: {
                 headers: {
                     /** @description `inline` for raster images, `attachment` otherwise; with a safe filename. */

@@ -238,7 +238,7 @@ export function fetchFile(portfolioId: string, fileId: string, signal?: AbortSig
 
 /** What GET /api/v1/export takes: the list's filter, search and order, and the format. */
 export interface ExportParams {
-  format: 'zip' | 'csv';
+  format: 'zip' | 'csv' | 'pdf';
   orderBy?: string;
   filter?: string;
   q?: string;

@@ -30,7 +30,13 @@ export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'>
     try {
       const blob = await exportPortfolios({ ...params, format });
       save(blob, `portfolios-${new Date().toISOString().slice(0, 10)}.${format}`);
-      toast.success(format === 'zip' ? 'The ZIP export is ready.' : 'The CSV export is ready.');
+      toast.success(
+        format === 'zip'
+          ? 'The ZIP export is ready.'
+          : format === 'pdf'
+            ? 'The catalogue is ready.'
+            : 'The CSV export is ready.',
+      );
     } catch (error) {
       toast.error(`The export failed. ${describeError(error)}`);
     } finally {
@@ -56,6 +62,15 @@ export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'>
         onClick={() => void run('csv')}
       >
         {busy === 'csv' ? 'Exporting…' : 'Export CSV'}
+      </button>
+      <button
+        type="button"
+        className="button"
+        disabled={busy !== null}
+        title="A printable catalogue: a cover page, then each portfolio with its images"
+        onClick={() => void run('pdf')}
+      >
+        {busy === 'pdf' ? 'Making the catalogue…' : 'Catalogue (PDF)'}
       </button>
     </div>
   );
