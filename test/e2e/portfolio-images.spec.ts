@@ -118,6 +118,12 @@ test('drafting images are reordered by keyboard, one made the cover, several des
   ]);
   await expect(page.getByRole('checkbox', { name: 'Select model.png' })).not.toBeChecked();
 
+  // A drag by the handle puts an image where it is dropped.
+  const rows = list.getByRole('listitem');
+  await rows.nth(2).locator('.drag-handle').dragTo(rows.nth(0));
+  await expect.poll(names).toEqual(['sketch.png', 'model.png', 'front.png']);
+  await expect(rows.first()).toContainText('sketch.png');
+
   await expectAccessible(page, 'the edit page with files arranged');
   await screenshot(page, 'portfolio-images-edit');
   await context.close();
@@ -165,7 +171,7 @@ test('on a 390 px phone the file rows and the lightbox fit', async ({ browser, b
     viewport: { width: 390, height: 844 },
   });
   await page.goto(`/portfolios/${portfolioId}/edit`);
-  await expect(page.getByRole('button', { name: 'Move model.png down' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Move model.png up' })).toBeVisible();
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );
