@@ -163,6 +163,15 @@ export interface AppOptions {
   sync?: SyncAppOptions;
   /** Backups (DESIGN §11): where, how often, how many kept. */
   backups?: Partial<BackupOptions>;
+  /** The public showcase (DESIGN §15): its rate limit and image cache. */
+  showcase?: Partial<ShowcaseOptions>;
+}
+
+export interface ShowcaseOptions {
+  /** Requests per minute one client address may make to /showcase paths. */
+  requestsPerMinute: number;
+  /** Bytes of image derivatives kept on disk; the least recently used go beyond it. */
+  derivativeCacheBytes: number;
 }
 
 export interface ResolvedConfig {
@@ -180,6 +189,7 @@ export interface ResolvedConfig {
   sharedBlobGraceMs: number;
   uploads: UploadQuotaOptions;
   backups: BackupOptions;
+  showcase: ShowcaseOptions;
 }
 
 const SECOND = 1000;
@@ -244,6 +254,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       keep: 7,
       ...options.backups,
     },
+    showcase: { requestsPerMinute: 300, derivativeCacheBytes: 512 * MB, ...options.showcase },
   };
 }
 

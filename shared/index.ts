@@ -14,3 +14,4 @@ export * from './schemas/sync';
 export * from './plain-words';
 export * from './schemas/transfer';
 export * from './schemas/backup';
+export * from './schemas/showcase';

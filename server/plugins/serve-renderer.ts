@@ -33,7 +33,13 @@ const NOT_BUILT_PAGE = `<!doctype html>
 
 function isServerPath(path: string): boolean {
   return (
-    path === '/api' || path.startsWith('/api/') || path === '/docs' || path.startsWith('/docs/')
+    path === '/api' ||
+    path.startsWith('/api/') ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    // The public showcase answers its own paths, a 404 of its own while it is off.
+    path === '/showcase' ||
+    path.startsWith('/showcase/')
   );
 }
 

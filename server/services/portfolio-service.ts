@@ -122,6 +122,8 @@ export class PortfolioService {
   private readonly turns = new KeyedSerialQueue();
   /** The list use case: what a caller sees, paged (DESIGN §4). */
   readonly listing: PortfolioListing;
+  /** Told of each file stored by an upload, once its change is committed. */
+  private readonly fileAddedListeners: Array<(slot: FileSlot, file: StoredFile) => void> = [];
 
   constructor(options: PortfolioServiceOptions) {
     this.repository = options.repository;
@@ -129,6 +131,14 @@ export class PortfolioService {
     this.blobs = options.blobs;
     this.limits = options.limits;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Tells `listener` of each file an upload stores, after its change is committed (the showcase
+   * prepares image derivatives then). A listener must neither throw nor make the upload wait.
+   */
+  onFileAdded(listener: (slot: FileSlot, file: StoredFile) => void): void {
+    this.fileAddedListeners.push(listener);
   }
 
   get libraryId(): string {
@@ -306,6 +316,7 @@ export class PortfolioService {
       });
       committed = true;
       if (replaced) this.blobs.collect([(replaced as StoredFile).sha256]);
+      for (const listener of this.fileAddedListeners) listener(slot, file);
       return { record, file };
     } finally {
       release?.();
