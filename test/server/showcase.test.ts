@@ -6,8 +6,8 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtures, uploadMultipart } from '../../helpers/file-fixtures';
-import { portfolioBody, startTestServer, type TestServer } from '../../helpers/test-server';
+import { fixtures, uploadMultipart } from '../helpers/file-fixtures';
+import { portfolioBody, startTestServer, type TestServer } from '../helpers/test-server';
 
 const SETTINGS = '/api/v1/settings/showcase';
 
