@@ -16,6 +16,9 @@ import closeUnreadBodies from './plugins/close-unread-bodies';
 import errorHandler from './plugins/error-handler';
 import loopbackHost from './plugins/loopback-host';
 import serveRenderer from './plugins/serve-renderer';
+import showcase from './showcase/showcase-plugin';
+import showcaseRoutes from './showcase/showcase-routes';
+import showcaseSettingsRoutes from './routes/showcase-settings';
 import storage from './plugins/storage';
 import validation, { schemaCompilers } from './plugins/validation';
 import authRoutes from './routes/auth';
@@ -138,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(shellFacade);
   await app.register(syncPlugin, options.sync ?? {});
   await app.register(backups);
+  await app.register(showcase);
 
   // Routes.
   await app.register(authRoutes, { requestsPerMinute: config.auth.signInRequestsPerMinute });
@@ -163,6 +167,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(sharePageRoutes, {
     requestsPerMinute: config.shares.pageRequestsPerMinute,
   });
+  await app.register(showcaseSettingsRoutes);
+  await app.register(showcaseRoutes, { requestsPerMinute: config.showcase.requestsPerMinute });
   await app.register(serveRenderer, { rendererDir: config.rendererDir });
 
   // Fastify closes the connections idle at close time and waits for the rest. A keep-alive

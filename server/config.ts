@@ -164,11 +164,20 @@ export interface AppOptions {
   /** Backups (DESIGN §11): where, how often, how many kept. */
   backups?: Partial<BackupOptions>;
   shares?: Partial<ShareOptions>;
+  /** The public showcase (DESIGN §15): its rate limit and image cache. */
+  showcase?: Partial<ShowcaseOptions>;
 }
 
 export interface ShareOptions {
   /** Requests per minute per address to share pages and their images (DESIGN §15). Default 120. */
   pageRequestsPerMinute: number;
+}
+
+export interface ShowcaseOptions {
+  /** Requests per minute one client address may make to /showcase paths. */
+  requestsPerMinute: number;
+  /** Bytes of image derivatives kept on disk; the least recently used go beyond it. */
+  derivativeCacheBytes: number;
 }
 
 export interface ResolvedConfig {
@@ -187,6 +196,7 @@ export interface ResolvedConfig {
   uploads: UploadQuotaOptions;
   backups: BackupOptions;
   shares: ShareOptions;
+  showcase: ShowcaseOptions;
 }
 
 const SECOND = 1000;
@@ -252,6 +262,7 @@ export function resolveConfig(options: AppOptions): ResolvedConfig {
       ...options.backups,
     },
     shares: { pageRequestsPerMinute: 120, ...options.shares },
+    showcase: { requestsPerMinute: 300, derivativeCacheBytes: 512 * MB, ...options.showcase },
   };
 }
 

@@ -19,3 +19,4 @@ export * from './schemas/csv-import';
 export * from './schemas/ingest';
 export * from './schemas/bulk';
 export * from './schemas/share';
+export * from './schemas/showcase';

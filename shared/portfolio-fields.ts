@@ -68,6 +68,11 @@ export interface FieldRow {
   readonly optional?: true;
   /** A new portfolio's value, where not the kind's empty value. */
   readonly initial?: unknown;
+  /**
+   * The public showcase shows it (DESIGN §15) once the portfolio is published and active; files
+   * only as images. Nothing else of a portfolio ever leaves through the showcase.
+   */
+  readonly public?: true;
 }
 
 const row = <const R extends FieldRow>(r: R): R => r;
@@ -90,6 +95,7 @@ const MemberBarcode = Type.String({
 /** The table, in the record's order. */
 export const PORTFOLIO_FIELDS = {
   portfolioId: row({
+    public: true,
     schema: Identifier,
     label: 'Portfolio id',
     kind: 'id',
@@ -114,6 +120,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'member_barcode',
   }),
   category: row({
+    public: true,
     schema: RequiredText(100),
     label: 'Category',
     shown: 3,
@@ -131,6 +138,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'category',
   }),
   relativeCategory: row({
+    public: true,
     schema: TagList(),
     label: 'Related categories',
     shown: 4,
@@ -140,9 +148,11 @@ export const PORTFOLIO_FIELDS = {
     writer: 'editor',
     echo: true,
     filter: { kind: 'array', rank: 3 },
+    listed: true,
     column: 'relative_category',
   }),
   projectTitle: row({
+    public: true,
     schema: RequiredText(200),
     label: 'Project title',
     shown: 1,
@@ -158,6 +168,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'project_title',
   }),
   aboutProject: row({
+    public: true,
     schema: OptionalText(20_000),
     label: 'About the project',
     shown: 9,
@@ -169,6 +180,7 @@ export const PORTFOLIO_FIELDS = {
     echo: true,
   }),
   projectDetail: row({
+    public: true,
     schema: RequiredText(20_000),
     label: 'Project detail',
     shown: 10,
@@ -192,6 +204,7 @@ export const PORTFOLIO_FIELDS = {
     echo: true,
   }),
   readyToBuy: row({
+    public: true,
     schema: OptionalText(100),
     label: 'Ready to buy',
     shown: 14,
@@ -206,6 +219,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'ready_to_buy',
   }),
   occasion: row({
+    public: true,
     schema: TagList(),
     label: 'Occasion',
     shown: 15,
@@ -218,6 +232,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'occasion',
   }),
   referenceStyling: row({
+    public: true,
     schema: TagList(),
     label: 'Reference styling',
     shown: 16,
@@ -228,6 +243,7 @@ export const PORTFOLIO_FIELDS = {
     echo: true,
   }),
   generalTag: row({
+    public: true,
     schema: TagList(),
     label: 'Tags',
     shown: 17,
@@ -240,6 +256,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'general_tag',
   }),
   certificateByOrg: row({
+    public: true,
     schema: TagList(),
     label: 'Certificates',
     shown: 18,
@@ -252,6 +269,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'certificate_by_org',
   }),
   certificateDesc: row({
+    public: true,
     schema: OptionalText(50_000, 'HTML; sanitized'),
     label: 'Certificate description',
     shown: 19,
@@ -262,6 +280,7 @@ export const PORTFOLIO_FIELDS = {
     maxLength: 50_000,
   }),
   staffPick: row({
+    public: true,
     schema: Type.Boolean(),
     label: 'Staff pick',
     shown: 7,
@@ -275,6 +294,7 @@ export const PORTFOLIO_FIELDS = {
     column: 'staff_pick',
   }),
   cover: row({
+    public: true,
     schema: Type.Union([StoredFileSchema, Type.Null()]),
     label: 'Cover',
     shown: 8,
@@ -283,6 +303,7 @@ export const PORTFOLIO_FIELDS = {
     writer: 'files',
   }),
   draftingProcess: row({
+    public: true,
     schema: Type.Array(StoredFileSchema),
     label: 'Drafting process',
     shown: 11,

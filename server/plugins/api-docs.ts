@@ -93,6 +93,10 @@ export default fp(
           { name: 'sync', description: 'Sync between a replica and its hub (DESIGN §10)' },
           { name: 'backups', description: 'Backups of the library: now, listed, verified (admin)' },
           {
+            name: 'showcase',
+            description: 'The public showcase: on or off, title, intro, logo (admin)',
+          },
+          {
             name: 'transfer',
             description: 'Export to a ZIP or CSV, import of a ZIP (DESIGN §11)',
           },

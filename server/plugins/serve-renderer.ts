@@ -39,7 +39,10 @@ function isServerPath(path: string): boolean {
     path.startsWith('/docs/') ||
     // Share links (routes/share-pages.ts) answer every /s path themselves, a 404 page included.
     path === '/s' ||
-    path.startsWith('/s/')
+    path.startsWith('/s/') ||
+    // The public showcase answers its own paths, a 404 of its own while it is off.
+    path === '/showcase' ||
+    path.startsWith('/showcase/')
   );
 }
 

@@ -149,6 +149,8 @@ export class PortfolioService {
   private readonly turns = new KeyedSerialQueue();
   /** The list use case: what a caller sees, paged (DESIGN §4). */
   readonly listing: PortfolioListing;
+  /** Told of each file stored by an upload, once its change is committed. */
+  private readonly fileAddedListeners: Array<(slot: FileSlot, file: StoredFile) => void> = [];
 
   constructor(options: PortfolioServiceOptions) {
     this.repository = options.repository;
@@ -157,6 +159,14 @@ export class PortfolioService {
     this.limits = options.limits;
     this.facts = options.facts;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Tells `listener` of each file an upload stores, after its change is committed (the showcase
+   * prepares image derivatives then). A listener must neither throw nor make the upload wait.
+   */
+  onFileAdded(listener: (slot: FileSlot, file: StoredFile) => void): void {
+    this.fileAddedListeners.push(listener);
   }
 
   get libraryId(): string {
@@ -384,6 +394,8 @@ export class PortfolioService {
       });
       committed = true;
       if (replaced) this.blobs.collect([(replaced as StoredFile).sha256]);
+      for (const file of files)
+        for (const listener of this.fileAddedListeners) listener(slot, file);
       return { record, files };
     } finally {
       for (const release of releases) release();

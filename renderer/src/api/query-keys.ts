@@ -27,4 +27,5 @@ export const queryKeys = {
   syncStatus: ['sync', 'status'] as const,
   backups: ['backups'] as const,
   backupSettings: ['backups', 'settings'] as const,
+  showcaseSettings: ['settings', 'showcase'] as const,
 };

@@ -17,6 +17,7 @@ import { useUser } from '../session/use-session';
 import { storeSessionId } from '../session/session-storage';
 import { TeamServerSection } from '../sync/TeamServerSection';
 import { BackupsSection } from '../backups/BackupsSection';
+import { ShowcaseSection } from '../showcase/ShowcaseSection';
 
 /** Cache keys of what the desktop shell answers (not HTTP data, so not in api/query-keys). */
 const desktopKeys = {
@@ -41,6 +42,7 @@ export function SettingsPage() {
       {/* Any instance, desktop or headless, can sync with a hub; only an admin sets it up. */}
       {isAdmin(user) && <TeamServerSection />}
       {isAdmin(user) && <BackupsSection />}
+      {isAdmin(user) && <ShowcaseSection />}
       {desktop ? (
         <>
           <LanSharingSection desktop={desktop} />
