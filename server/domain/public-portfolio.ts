@@ -1,31 +1,32 @@
 import {
+  FILE_SLOTS,
+  fieldKeysWith,
   isRasterImage,
   PORTFOLIO_FIELDS,
+  type FileSlot,
+  type KeysWith,
   type PortfolioRecord,
   type StoredFile,
 } from '../../shared';
 import { sanitizeHtml } from './sanitize-html';
 
+/** What a share page shows apart from its fields: the id (in its link) and the files. */
+type NotShownAsField = 'portfolioId' | FileSlot;
+
+export type PublicFieldKey = Exclude<KeysWith<'public', true>, NotShownAsField>;
+
 /**
- * The fields a portfolio shows outside the app (DESIGN §15), in the detail page's order. Never
+ * The fields a portfolio shows outside the app (DESIGN §15): the field table's `public` column
+ * (the showcase reads the same one), less the id and the files, which a page shows apart. Never
  * memberBarcode, authors, history, revision numbers or additional documents.
  */
-export const PUBLIC_FIELD_KEYS = [
-  'projectTitle',
-  'aboutProject',
-  'projectDetail',
-  'category',
-  'relativeCategory',
-  'occasion',
-  'referenceStyling',
-  'generalTag',
-  'readyToBuy',
-  'certificateByOrg',
-  'certificateDesc',
-  'staffPick',
-] as const satisfies ReadonlyArray<keyof typeof PORTFOLIO_FIELDS>;
+export const PUBLIC_FIELD_KEYS = fieldKeysWith('public', true).filter(
+  (key): key is PublicFieldKey => key !== 'portfolioId' && !isFileSlot(key),
+);
 
-export type PublicFieldKey = (typeof PUBLIC_FIELD_KEYS)[number];
+function isFileSlot(key: string): key is FileSlot {
+  return (FILE_SLOTS as readonly string[]).includes(key);
+}
 
 /** One public field as shown: its label (from the field table) and its value. */
 export type PublicField =
