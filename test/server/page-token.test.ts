@@ -15,10 +15,15 @@ const viewerSearch = listScope(parseOrderBy(undefined), parseFilter(undefined, '
   'ho',
 ]);
 
-/** Made by the code of 2026-11-23 (before the key object and the one-shot scope hash). */
+/**
+ * Made by the code of 2026-11-23 (before the key object and the one-shot scope hash). The staff
+ * token was made again on 2026-11-27: the category filter now ignores case (DESIGN §16), so its
+ * scope holds `interior`, and a token of a category-filtered list made before that is refused as
+ * another query's (the list then starts again from its first page).
+ */
 const ISSUED = {
   staff:
-    'eyJ2IjoxLCJzIjoidmpEbjd6ZVlkc3ZDZnpWTiIsImMiOlsibGFrZSBob3VzZVx1MDAwMExha2UgaG91c2UiLDE3MDAwMDAwMDAwMDAsInAwMSJdfQ.Z4wdXNrp1nuKTgfwbLat1A',
+    'eyJ2IjoxLCJzIjoiVWpVdERNRUplZDdLZGZPUyIsImMiOlsibGFrZSBob3VzZVx1MDAwMExha2UgaG91c2UiLDE3MDAwMDAwMDAwMDAsInAwMSJdfQ.r-QA7c5yg15I53DZ9eHTVQ',
   viewer:
     'eyJ2IjoxLCJzIjoiZGR0MDVmdWJOUEM1eTBuYSIsImMiOlsxNzAwMDAwMDAwMDAwLCJwMDIiXX0.22wU1UCVA1m0av8vhpSZ3g',
 };

@@ -309,7 +309,8 @@ export function portfolioRepositoryContract(name: string, open: ContractBackendF
               { key: 'category', descending: false },
               { key: 'projectTitle', descending: false },
             ],
-            new Map([['category', ['Zoo']]]),
+            // A scope holds a category as the filter folds it (list-query's parseFilter).
+            new Map([['category', ['zoo']]]),
             false,
           ),
           listScope(
