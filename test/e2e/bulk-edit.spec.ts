@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { type APIRequestContext, type Page, expect, test } from '@playwright/test';
 import { ADMIN } from './global-setup';
 import { SCREENSHOT_DIR, apiCreatePortfolio, apiSignIn, expectAccessible } from './support';
@@ -78,4 +79,58 @@ test('selects two portfolios by keyboard, publishes them, and undoes it', async 
   await page.keyboard.press('Escape');
   await expect(bar).toHaveCount(0);
   await expect(page.getByRole('checkbox', { name: 'Select Oak bench' })).not.toBeChecked();
+});
+
+test('shift-click selects a range, a selection exports, and all matching are tagged and trashed', async ({
+  page,
+  request,
+}) => {
+  const session = await apiSignIn(request, ADMIN.username, ADMIN.password);
+  const category = `Range-${Date.now()}`;
+  for (const title of ['Ash stool', 'Beech tray', 'Cedar box']) {
+    await apiCreatePortfolio(request, session, {
+      memberBarcode: 'RANGE-1',
+      category,
+      projectTitle: title,
+      projectDetail: 'Turned on a lathe.',
+    });
+  }
+
+  await signIn(page, `/?category=${encodeURIComponent(category)}`);
+  await expect(page.getByText('3 portfolios match')).toBeVisible();
+  const boxes = page.getByRole('region', { name: 'Portfolios' }).getByRole('checkbox');
+  await expect(boxes).toHaveCount(3);
+  await boxes.nth(0).click();
+  await boxes.nth(2).click({ modifiers: ['Shift'] });
+  const bar = page.getByRole('region', { name: 'Bulk actions' });
+  await expect(bar.getByText('3 selected')).toBeVisible();
+  await boxes.nth(1).click();
+  await expect(bar.getByText('2 selected')).toBeVisible();
+
+  const download = page.waitForEvent('download');
+  await bar.getByRole('button', { name: 'Export CSV of selection' }).click();
+  const csv = await readFile((await (await download).path())!, 'utf8');
+  expect(csv.slice(1).trim().split('\r\n')).toHaveLength(3);
+
+  await bar.getByRole('button', { name: 'Select all 3 matching' }).click();
+  await expect(bar.getByText('3 selected')).toBeVisible();
+  await bar.getByRole('button', { name: 'Add tag…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a tag' });
+  await dialog.getByLabel('Tag to add').fill('lathe-work');
+  await dialog.getByRole('button', { name: 'Add tag' }).click();
+  await expect(bar.getByRole('status')).toHaveText('3 portfolios changed.');
+  const tagged = await request.get(`/api/v1/portfolio?q=lathe-work&filter=category:${category}`, {
+    headers: { Authorization: session },
+  });
+  expect(((await tagged.json()) as { total: number }).total).toBe(3);
+
+  await bar.getByRole('button', { name: 'Move to trash' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Move 3 portfolios to the trash?' });
+  await expectAccessible(page, 'bulk trash confirmation');
+  await confirm.getByRole('button', { name: 'Move to trash' }).click();
+  await expect(bar.getByRole('status')).toHaveText('3 portfolios changed.');
+  await expect(page.getByText('No portfolios match this search.')).toBeVisible();
+  await bar.getByRole('button', { name: 'Undo' }).click();
+  await expect(bar.getByRole('status')).toHaveText('3 portfolios changed back.');
+  await expect(page.getByText('3 portfolios match')).toBeVisible();
 });

@@ -232,15 +232,17 @@ export function BulkBar({
             />
           </div>
         )}
-        {busy && <p role="status">Working…</p>}
+        {/* One live region: "Working…", then the result in words. */}
+        <p className="bulk-status" role="status">
+          {busy ? 'Working…' : outcome ? summarize(outcome.answer, outcome.undo) : ''}
+        </p>
         {failure && (
           <p className="bulk-failure" role="alert">
             {failure}
           </p>
         )}
-        {outcome && (
+        {outcome && !busy && (
           <div className="bulk-result">
-            <p role="status">{summarize(outcome.answer, outcome.undo)}</p>
             {unchanged.length > 0 && (
               <ul className="bulk-unchanged" aria-label="Left unchanged">
                 {unchanged.map((result) => (
