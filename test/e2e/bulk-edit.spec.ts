@@ -134,3 +134,50 @@ test('shift-click selects a range, a selection exports, and all matching are tag
   await expect(bar.getByRole('status')).toHaveText('3 portfolios changed back.');
   await expect(page.getByText('3 portfolios match')).toBeVisible();
 });
+
+test('an editor is told, by title, which portfolios were not theirs to change', async ({
+  page,
+  request,
+}) => {
+  const admin = await apiSignIn(request, ADMIN.username, ADMIN.password);
+  const stamp = Date.now();
+  const editor = { username: `bulk.editor${stamp}`, password: 'bulk-editor-pw1' };
+  const created = await request.post('/api/v1/users', {
+    data: { ...editor, role: 'editor', allowEdit: [`Mine-${stamp}`] },
+    headers: { Authorization: admin },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const barcode = `MIX-${stamp}`;
+  for (const [title, category] of [
+    ['Maple chair', `Mine-${stamp}`],
+    ['Walnut desk', `Theirs-${stamp}`],
+  ] as const) {
+    await apiCreatePortfolio(request, admin, {
+      memberBarcode: barcode,
+      category,
+      projectTitle: title,
+      projectDetail: 'Oiled.',
+    });
+  }
+
+  await page.goto(`/?memberBarcode=${barcode}`);
+  await page.getByLabel('Username').fill(editor.username);
+  await page.getByLabel('Password').fill(editor.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText('2 portfolios match')).toBeVisible();
+  await page.getByRole('checkbox', { name: 'Select Maple chair' }).check();
+  const bar = page.getByRole('region', { name: 'Bulk actions' });
+  await bar.getByRole('button', { name: 'Select all 2 matching' }).click();
+  // Commands and staff picks are an admin's: an editor is not offered them.
+  await expect(bar.getByRole('button', { name: 'Publish', exact: true })).toHaveCount(0);
+  await expect(bar.getByRole('button', { name: 'Staff pick' })).toHaveCount(0);
+
+  await bar.getByRole('button', { name: 'Add tag…' }).click();
+  await page.getByLabel('Tag to add').fill('oiled');
+  await page.getByRole('button', { name: 'Add tag', exact: true }).click();
+  await expect(bar.getByRole('status')).toHaveText('1 portfolio changed. 1 not allowed.');
+  const unchanged = bar.getByRole('list', { name: 'Left unchanged' });
+  await expect(unchanged.getByRole('listitem')).toHaveCount(1);
+  await expect(unchanged).toContainText('Walnut desk: You may not edit portfolios in the category');
+  await expectAccessible(page, 'bulk result with portfolios left unchanged');
+});
