@@ -180,4 +180,8 @@ test('an editor is told, by title, which portfolios were not theirs to change', 
   await expect(unchanged.getByRole('listitem')).toHaveCount(1);
   await expect(unchanged).toContainText('Walnut desk: You may not edit portfolios in the category');
   await expectAccessible(page, 'bulk result with portfolios left unchanged');
+  await page.screenshot({
+    path: `${SCREENSHOT_DIR}/bulk-edit-editor-1280.png`,
+    animations: 'disabled',
+  });
 });
