@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import type { BulkAnswer, BulkEditBody } from '../../../shared';
 import { describeError } from '../api/api-error';
 import { type GalleryItem, bulkEdit, bulkUndo } from '../api/portfolio-api';
@@ -82,6 +82,7 @@ export function BulkBar({
   const [failure, setFailure] = useState<string | null>(null);
   const [ask, setAsk] = useState<Ask>(null);
   const [confirmTrash, setConfirmTrash] = useState(false);
+  const status = useRef<HTMLParagraphElement>(null);
 
   const count = selection.all ? total : selection.ids.size;
   const ids = [...selection.ids];
@@ -105,7 +106,9 @@ export function BulkBar({
   };
   const apply = (change: Omit<BulkEditBody, 'ids' | 'filter' | 'q'>) =>
     void run(() => bulkEdit({ ...scope, ...change }), false);
-  const undo = (token: string) => void run(() => bulkUndo(token), true);
+  // Undo and a trash take away the button that had focus: the result takes it instead.
+  const undo = (token: string) =>
+    void run(() => bulkUndo(token), true).then(() => status.current?.focus());
 
   // Clear forgets the last result too; a trash keeps its result (and Undo) on screen.
   const clearAll = () => {
@@ -233,7 +236,7 @@ export function BulkBar({
           </div>
         )}
         {/* One live region: "Working…", then the result in words. */}
-        <p className="bulk-status" role="status">
+        <p className="bulk-status" role="status" ref={status} tabIndex={-1}>
           {busy ? 'Working…' : outcome ? summarize(outcome.answer, outcome.undo) : ''}
         </p>
         {failure && (
@@ -285,7 +288,10 @@ export function BulkBar({
         onCancel={() => setConfirmTrash(false)}
         onConfirm={() => {
           setConfirmTrash(false);
-          void run(() => bulkEdit({ ...scope, command: 'trash' }), false).then(onClear);
+          void run(() => bulkEdit({ ...scope, command: 'trash' }), false).then(() => {
+            onClear();
+            status.current?.focus();
+          });
         }}
       >
         <p>They can be brought back from the trash, or with Undo right after.</p>
