@@ -135,7 +135,7 @@ test('shift-click selects a range, a selection exports, and all matching are tag
   await expect(page.getByText('3 portfolios match')).toBeVisible();
 });
 
-test('an editor is told, by title, which portfolios were not theirs to change', async ({
+test('an editor is told, by title, which portfolios were not theirs to change; a viewer cannot select', async ({
   page,
   request,
 }) => {
@@ -184,4 +184,26 @@ test('an editor is told, by title, which portfolios were not theirs to change', 
     path: `${SCREENSHOT_DIR}/bulk-edit-editor-1280.png`,
     animations: 'disabled',
   });
+
+  // A viewer gets no checkboxes and no bar.
+  const viewer = { username: `bulk.viewer${stamp}`, password: 'bulk-viewer-pw1' };
+  const made = await request.post('/api/v1/users', {
+    data: { ...viewer, role: 'viewer' },
+    headers: { Authorization: admin },
+  });
+  expect(made.status(), await made.text()).toBe(201);
+  const published = await request.post(`/api/v1/portfolio/bulk`, {
+    data: { filter: `memberBarcode:${barcode}`, command: 'publish' },
+    headers: { Authorization: admin },
+  });
+  expect(published.status(), await published.text()).toBe(200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto(`/?memberBarcode=${barcode}`);
+  await page.getByLabel('Username').fill(viewer.username);
+  await page.getByLabel('Password').fill(viewer.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText('2 portfolios match')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Maple chair' })).toBeVisible();
+  await expect(page.getByRole('checkbox')).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Bulk actions' })).toHaveCount(0);
 });
