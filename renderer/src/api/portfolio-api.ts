@@ -1,6 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
 import {
   COVER_SUBFIELDS,
+  type BulkAnswer,
+  type BulkEditBody,
   ListFileSchema,
   PortfolioDetailSchema,
   type Command,
@@ -242,9 +244,21 @@ export interface ExportParams {
   orderBy?: string;
   filter?: string;
   q?: string;
+  /** Comma-separated portfolioIds: only these (a selection). */
+  ids?: string;
 }
 
 /** The export of the portfolios a list shows (DESIGN §11), as a file to save. */
 export function exportPortfolios(query: ExportParams, signal?: AbortSignal): Promise<Blob> {
   return ok(api.GET('/api/v1/export', { params: { query }, parseAs: 'blob', signal }));
+}
+
+/** A bulk edit (docs/API.md §19): each selected portfolio changed on its own, with an undo. */
+export function bulkEdit(body: BulkEditBody): Promise<BulkAnswer> {
+  return ok(api.POST('/api/v1/portfolio/bulk', { body }));
+}
+
+/** Undoes a whole bulk edit; the answer has the same shape (its token redoes it). */
+export function bulkUndo(undoToken: string): Promise<BulkAnswer> {
+  return ok(api.POST('/api/v1/portfolio/bulk/undo', { body: { undoToken } }));
 }

@@ -22,7 +22,17 @@ function save(blob: Blob, name: string): void {
  * Export of what the gallery shows now (its filter, search and order): a ZIP with history and
  * files to import into another library, or a CSV for a spreadsheet (DESIGN §11).
  */
-export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'> }) {
+export function ExportButtons({
+  params,
+  label = 'Export the portfolios shown',
+  what = '',
+}: {
+  params: Omit<ExportParams, 'format'>;
+  /** The group's name for assistive technology. */
+  label?: string;
+  /** Said after "Export ZIP"/"Export CSV", such as " selection". */
+  what?: string;
+}) {
   const toast = useToast();
   const [busy, setBusy] = useState<Format | null>(null);
   const run = async (format: Format) => {
@@ -44,7 +54,7 @@ export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'>
     }
   };
   return (
-    <div className="export-buttons" role="group" aria-label="Export the portfolios shown">
+    <div className="export-buttons" role="group" aria-label={label}>
       <button
         type="button"
         className="button"
@@ -52,7 +62,7 @@ export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'>
         title="Portfolios with their history and files, to import into another library"
         onClick={() => void run('zip')}
       >
-        {busy === 'zip' ? 'Exporting…' : 'Export ZIP'}
+        {busy === 'zip' ? 'Exporting…' : `Export ZIP${what}`}
       </button>
       <button
         type="button"
@@ -61,7 +71,7 @@ export function ExportButtons({ params }: { params: Omit<ExportParams, 'format'>
         title="One row per portfolio, for a spreadsheet"
         onClick={() => void run('csv')}
       >
-        {busy === 'csv' ? 'Exporting…' : 'Export CSV'}
+        {busy === 'csv' ? 'Exporting…' : `Export CSV${what}`}
       </button>
       <button
         type="button"

@@ -1,7 +1,7 @@
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useState } from 'react';
 import type { GalleryItem } from '../api/portfolio-api';
-import { PortfolioCard, PortfolioCardSkeleton } from './PortfolioCard';
+import { type CardSelection, PortfolioCard, PortfolioCardSkeleton } from './PortfolioCard';
 
 const MIN_CARD_WIDTH = 220;
 const GAP = 16;
@@ -15,6 +15,8 @@ interface GalleryGridProps {
   fetchingNextPage: boolean;
   fetchNextPage(): void;
   nextPageError: string | null;
+  /** The checkbox of the item at `index`, when the user may select (editors and admins). */
+  selectionOf?: (item: GalleryItem, index: number) => CardSelection;
 }
 
 function columnsFor(width: number): number {
@@ -32,6 +34,7 @@ export function GalleryGrid({
   fetchingNextPage,
   fetchNextPage,
   nextPageError,
+  selectionOf,
 }: GalleryGridProps) {
   const [container, setContainer] = useState<HTMLDivElement | null>(null);
   const [columns, setColumns] = useState(4);
@@ -93,8 +96,12 @@ export function GalleryGrid({
               transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`,
             }}
           >
-            {items.slice(row.index * columns, row.index * columns + columns).map((item) => (
-              <PortfolioCard key={item.portfolioId} item={item} />
+            {items.slice(row.index * columns, row.index * columns + columns).map((item, column) => (
+              <PortfolioCard
+                key={item.portfolioId}
+                item={item}
+                selection={selectionOf?.(item, row.index * columns + column)}
+              />
             ))}
           </div>
         ))}

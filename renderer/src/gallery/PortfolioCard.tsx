@@ -9,12 +9,39 @@ import { useConflictedPortfolios } from '../sync/use-conflicted-portfolios';
 
 export const CARD_IMAGE_WIDTH = 320;
 
-export function PortfolioCard({ item }: { item: GalleryItem }) {
+/** A card's checkbox for a bulk action (editors and admins only). */
+export interface CardSelection {
+  checked: boolean;
+  /** `range`: the shift key was held, so everything since the last click follows. */
+  onToggle(checked: boolean, range: boolean): void;
+}
+
+export function PortfolioCard({
+  item,
+  selection,
+}: {
+  item: GalleryItem;
+  selection?: CardSelection;
+}) {
   const portfolioId = item.portfolioId ?? '';
   const title = item.projectTitle || 'Untitled';
   const conflicts = useConflictedPortfolios(isStaff(useUser())).get(portfolioId) ?? 0;
   return (
-    <article className="portfolio-card">
+    <article className={`portfolio-card${selection?.checked ? ' portfolio-card--selected' : ''}`}>
+      {selection && (
+        <label className="card-select">
+          <input
+            type="checkbox"
+            checked={selection.checked}
+            onChange={(event) => {
+              // React's change of a checkbox is its click: a mouse click tells the shift key.
+              const native = event.nativeEvent as Partial<MouseEvent>;
+              selection.onToggle(event.target.checked, native.shiftKey === true);
+            }}
+          />
+          <span className="visually-hidden">Select {title}</span>
+        </label>
+      )}
       <AuthedImage
         portfolioId={portfolioId}
         fileId={item.cover?.fileId}

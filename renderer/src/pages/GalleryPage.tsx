@@ -2,6 +2,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { describeError } from '../api/api-error';
 import { DebouncedTextField } from '../components/DebouncedTextField';
+import { BulkBar, type GallerySelection } from '../gallery/BulkBar';
 import { ExportButtons } from '../gallery/ExportButtons';
 import { GalleryGrid } from '../gallery/GalleryGrid';
 import {
@@ -19,13 +20,15 @@ import { usePickLists } from '../portfolio/use-facets';
 import { givenByDrop, givenByPicker, planIngest, type GivenFile } from '../gallery/folder-ingest';
 import { IngestDialog } from '../gallery/IngestDialog';
 import { paths } from '../paths';
-import { isStaff } from '../session/permissions';
+import { isAdmin, isStaff } from '../session/permissions';
 import { useUser } from '../session/use-session';
 import { useDocumentTitle } from '../components/use-document-title';
 import { useSlashToFocus } from '../components/use-slash-to-focus';
 
 /** The filters offering the values in use (the form asks for every facet key). */
 const GALLERY_PICK_LISTS = ['category', 'readyToBuy'] as const;
+
+const NOTHING_CHOSEN = { allIn: null, ids: new Set<string>() };
 
 export function GalleryPage() {
   useDocumentTitle('Gallery');
@@ -87,6 +90,43 @@ export function GalleryPage() {
         },
       }
     : {};
+
+  // Multi-select for bulk actions (editors and admins): by id, or "all matching" the view.
+  // "All matching" holds for the filter and search it was chosen in: another view drops it.
+  const [chosen, setChosen] = useState<{ allIn: string | null; ids: ReadonlySet<string> }>(
+    NOTHING_CHOSEN,
+  );
+  const lastToggled = useRef<number | null>(null);
+  const scopeKey = `${params.filter ?? ''}\n${params.q ?? ''}`;
+  const selection: GallerySelection = useMemo(
+    () => ({ all: chosen.allIn === scopeKey, ids: chosen.ids }),
+    [chosen, scopeKey],
+  );
+  const selectionOf = useCallback(
+    (item: { portfolioId?: string }, index: number) => {
+      const portfolioId = item.portfolioId ?? '';
+      return {
+        checked: selection.all || selection.ids.has(portfolioId),
+        onToggle(checked: boolean, range: boolean) {
+          const from = range && lastToggled.current !== null ? lastToggled.current : index;
+          const [start, end] = from < index ? [from, index] : [index, from];
+          lastToggled.current = index;
+          setChosen((current) => {
+            // Unticking one of "all matching" keeps the others that are loaded.
+            const ids = new Set(
+              current.allIn === scopeKey ? items.map((one) => one.portfolioId ?? '') : current.ids,
+            );
+            for (const one of items.slice(start, end + 1)) {
+              if (checked) ids.add(one.portfolioId ?? '');
+              else ids.delete(one.portfolioId ?? '');
+            }
+            return { allIn: null, ids };
+          });
+        },
+      };
+    },
+    [selection, items, scopeKey],
+  );
 
   return (
     <div className={`page gallery-page${dragging ? ' gallery-page--drop' : ''}`} {...dropHandlers}>
@@ -260,6 +300,21 @@ export function GalleryPage() {
           fetchingNextPage={list.isFetchingNextPage}
           fetchNextPage={() => void list.fetchNextPage()}
           nextPageError={list.isFetchNextPageError ? describeError(list.error) : null}
+          selectionOf={staff ? selectionOf : undefined}
+        />
+      )}
+      {staff && (
+        <BulkBar
+          selection={selection}
+          total={total ?? 0}
+          params={params}
+          items={items}
+          admin={isAdmin(user)}
+          onSelectAll={() => setChosen({ allIn: scopeKey, ids: new Set() })}
+          onClear={() => {
+            lastToggled.current = null;
+            setChosen(NOTHING_CHOSEN);
+          }}
         />
       )}
     </div>
