@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { resolveConfig } from '../config';
 import { ScanError } from '../ingest/scan-folder';
+import { HubClient } from '../sync/hub-client';
 import { SyncError } from '../sync/sync-error';
 import { CommandFailed, EXIT, UsageError, print, type Command } from './command';
 
@@ -77,7 +78,6 @@ export const ingestCommand: Command = {
     if (username !== undefined && !password)
       throw new UsageError('--username needs PORTFOLIO_PASSWORD or --password-stdin');
 
-    const { HubClient } = await import('../sync/hub-client');
     const { runIngest } = await import('../ingest/run-ingest');
     let client: InstanceType<typeof HubClient>;
     let session: string | undefined;
