@@ -50,6 +50,8 @@ test('the form and the gallery filter offer a category in use, and a new one can
   await screenshot(page, 'pick-lists-form-390');
 
   await page.goto('/');
+  // The gallery first: on a phone its filters sit behind a button that exists only once it shows.
+  await expect(page.getByRole('heading', { name: 'Gallery' })).toBeVisible();
   const filters = page.getByRole('button', { name: /filters/i });
   if (await filters.isVisible()) await filters.click();
   const filter = page.getByRole('combobox', { name: 'Category', exact: true });

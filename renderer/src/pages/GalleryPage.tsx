@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { describeError } from '../api/api-error';
 import { DebouncedTextField } from '../components/DebouncedTextField';
@@ -40,11 +40,19 @@ export function GalleryPage() {
   const list = useGalleryList(params);
   const pickLists = usePickLists(GALLERY_PICK_LISTS);
 
+  // The URL as this page last set it: two changes made before the next render (a cleared search
+  // and a category typed right after, each committed when typing pauses) must both stay.
+  // React Router hands a functional update the location of the last render, so the second
+  // would bring the first one's old value back.
+  const latestSearch = useRef(search);
+  useLayoutEffect(() => {
+    latestSearch.current = search;
+  }, [search]);
   const update = useCallback(
     (change: Partial<GalleryView>, replace = false) => {
-      setSearch((current) => searchFromView({ ...viewFromSearch(current), ...change }), {
-        replace,
-      });
+      const next = searchFromView({ ...viewFromSearch(latestSearch.current), ...change });
+      latestSearch.current = next;
+      setSearch(next, { replace });
     },
     [setSearch],
   );

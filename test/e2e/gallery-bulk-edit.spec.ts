@@ -6,6 +6,8 @@ import { SCREENSHOT_DIR, apiCreatePortfolio, apiSignIn, expectAccessible } from 
 /**
  * The gallery's multi-select and bulk actions (DESIGN §16): a curator ticks portfolios with the
  * keyboard, publishes them in one action, reads the result in plain words, and undoes it.
+ *
+ * Named to run after the curator journey, which counts the portfolios of the shared server.
  */
 
 async function signIn(page: Page, path: string) {

@@ -8,6 +8,8 @@ import { expectAccessible, screenshot } from './support';
  * the fields is mapped by keyboard, with its first rows previewed; the dry run lists each row in
  * plain words and changes nothing; the import adds the good row; the mapping is remembered for
  * the next file with the same header; at 390 px it still reads.
+ *
+ * Named to run after the curator journey, which counts the portfolios of the shared server.
  */
 test.describe.configure({ mode: 'serial' });
 
